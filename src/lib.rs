@@ -1,0 +1,1 @@
+//! compaction-core (work in progress)
