@@ -1,0 +1,92 @@
+//! The `/context` report and the context-usage indicator.
+
+use serde::Serialize;
+
+use crate::error::{Error, check_count};
+use crate::ladder::{SUMMARY_RESERVE, Thresholds, Tier, compute_thresholds, current_tier};
+
+/// Where a chat stands: the ladder, the tier and how much room is left.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextReport {
+    /// The prompt size the report is for.
+    pub tokens: f64,
+    /// The ladder.
+    pub thresholds: Thresholds,
+    /// The tier `tokens` is in.
+    pub tier: Tier,
+    /// `tokens / window × 100` (0 for a window of 0).
+    pub percent_used: f64,
+    /// Tokens left before `auto` (0 at or past it).
+    pub tokens_until_auto: f64,
+    /// Whether a footer indicator should show: `warn <= tokens < auto`.
+    pub show_footer: bool,
+}
+
+/// Builds the report for `tokens` in a window of `window` tokens.
+///
+/// ```
+/// let r = compaction_core::context_report(150_000.0, 200_000.0).unwrap();
+/// assert_eq!(r.tier.as_str(), "warn");
+/// assert_eq!(r.tokens_until_auto, 17_000.0);
+/// ```
+pub fn context_report(tokens: f64, window: f64) -> Result<ContextReport, Error> {
+    let tokens = check_count("tokens", tokens)?;
+    let thresholds = compute_thresholds(window)?;
+    let tier = current_tier(tokens, &thresholds);
+    Ok(ContextReport {
+        tokens,
+        thresholds,
+        tier,
+        percent_used: if window > 0.0 {
+            tokens / window * 100.0
+        } else {
+            0.0
+        },
+        tokens_until_auto: (thresholds.auto - tokens).max(0.0),
+        show_footer: tier == Tier::Warn,
+    })
+}
+
+impl ContextReport {
+    /// The `/context` block: the effective window and the three thresholds
+    /// with en-US digit grouping, and the current tier.
+    pub fn to_text(&self) -> String {
+        let t = &self.thresholds;
+        let values = [t.effective_window, t.warn, t.auto, t.hard].map(group_digits);
+        let width = values.iter().map(String::len).max().unwrap_or(0);
+        format!(
+            "Compaction thresholds\n\
+             \x20 Effective window:   {:>width$}  (window − {} reserve)\n\
+             \x20 Warn threshold:     {:>width$}\n\
+             \x20 Auto threshold:     {:>width$}\n\
+             \x20 Hard threshold:     {:>width$}\n\
+             \x20 Current tier:       {}",
+            values[0],
+            group_digits(SUMMARY_RESERVE),
+            values[1],
+            values[2],
+            values[3],
+            self.tier.as_str(),
+        )
+    }
+}
+
+/// Rounds to a whole number and groups digits by thousands, as
+/// `Math.round(n).toLocaleString('en-US')` does.
+pub fn group_digits(n: f64) -> String {
+    // JS Math.round rounds halves up (towards +∞).
+    let rounded = (n + 0.5).floor();
+    let digits = format!("{}", rounded.abs());
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if rounded < 0.0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! One error type for the whole library, with stable machine-readable codes.
+//!
+//! The JS layer turns an [`Error`] into a real JS `Error` whose `code` is
+//! [`ErrorCode::as_str`]; hosts switch on the code, never on the message.
+
+use std::fmt;
+
+/// Stable error codes. A code, once published, keeps its meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A context window that is not a finite number ≥ 0.
+    InvalidWindow,
+    /// An argument of the wrong type or outside its range.
+    InvalidArgument,
+    /// A message list or message that is not of the content shape.
+    InvalidContent,
+    /// A settings object with a value of the wrong type or range.
+    InvalidSettings,
+    /// A saved state that cannot be restored.
+    InvalidState,
+    /// A second operation on a chat while one is still running.
+    Busy,
+    /// An answer for a summary request that is not the one in flight.
+    StaleRequest,
+}
+
+impl ErrorCode {
+    /// The code as it appears on a JS error's `code` property.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidWindow => "INVALID_WINDOW",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidContent => "INVALID_CONTENT",
+            ErrorCode::InvalidSettings => "INVALID_SETTINGS",
+            ErrorCode::InvalidState => "INVALID_STATE",
+            ErrorCode::Busy => "BUSY",
+            ErrorCode::StaleRequest => "STALE_REQUEST",
+        }
+    }
+}
+
+/// An error with a stable [`ErrorCode`] and a message that says what was
+/// wrong and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    code: ErrorCode,
+    message: String,
+}
+
+impl Error {
+    /// Builds an error from a code and a human-readable message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// What was wrong, and what was expected.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Describes a JSON value's type for error messages ("a string", "null", …).
+pub(crate) fn describe(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.chars().count() > 40 => "a string".into(),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// Checks that a token count from outside is a finite number ≥ 0.
+pub(crate) fn check_count(name: &str, value: f64) -> Result<f64, Error> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{name} must be a finite number of tokens >= 0, got {value}"),
+        ))
+    }
+}

@@ -1,0 +1,143 @@
+//! Loading the compaction settings from a parsed settings file.
+//!
+//! Keys are read nested (`{ "compaction": { "excludeMessages": 3 } }`) or
+//! dotted (`{ "compaction.excludeMessages": 3 }`). The removed
+//! `chatCompression.contextPercentageThreshold` is ignored with a warning
+//! and never fails a load. There is no environment-variable override and no
+//! on/off switch: the ladder is built in.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, describe};
+use crate::estimate::DEFAULT_IMAGE_TOKEN_ESTIMATE;
+
+/// Default minimum number of recent user/model message pairs kept verbatim.
+pub const DEFAULT_EXCLUDE_MESSAGES: u32 = 2;
+/// Default minimum percent of the window kept as recent messages.
+pub const DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT: f64 = 2.0;
+
+/// The warning printed when the removed threshold setting is present.
+pub const REMOVED_THRESHOLD_WARNING: &str = "chatCompression.contextPercentageThreshold has been removed and is now \
+     controlled by built-in thresholds. The value is ignored; remove the key to silence this warning.";
+
+/// The settings this library reads.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// `chatCompression.imageTokenEstimate`: tokens per image or document.
+    pub image_token_estimate: f64,
+    /// `compaction.excludeMessages`: recent message pairs kept verbatim.
+    pub exclude_messages: u32,
+    /// `compaction.excludeContextWindowPercent`: percent of the window kept
+    /// as recent messages.
+    pub exclude_context_window_percent: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            image_token_estimate: DEFAULT_IMAGE_TOKEN_ESTIMATE,
+            exclude_messages: DEFAULT_EXCLUDE_MESSAGES,
+            exclude_context_window_percent: DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT,
+        }
+    }
+}
+
+/// Settings and the warnings the load produced (the host prints them).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedSettings {
+    /// The validated settings, defaults filled in.
+    pub settings: Settings,
+    /// One line per warning.
+    pub warnings: Vec<String>,
+}
+
+/// Loads settings from a parsed settings object. `null` or a missing
+/// section gives the defaults.
+///
+/// ```
+/// let loaded = compaction_core::load_settings(&serde_json::json!({
+///     "chatCompression": { "contextPercentageThreshold": 0.5 }
+/// })).unwrap();
+/// assert_eq!(loaded.warnings.len(), 1);
+/// assert_eq!(loaded.settings, compaction_core::Settings::default());
+/// ```
+pub fn load_settings(value: &Value) -> Result<LoadedSettings, Error> {
+    if !matches!(value, Value::Object(_) | Value::Null) {
+        return Err(invalid(format!(
+            "settings must be an object, got {}",
+            describe(value)
+        )));
+    }
+    let mut warnings = Vec::new();
+    if lookup(value, "chatCompression", "contextPercentageThreshold")?.is_some() {
+        warnings.push(REMOVED_THRESHOLD_WARNING.to_string());
+    }
+    let mut settings = Settings::default();
+    if let Some(v) = lookup(value, "chatCompression", "imageTokenEstimate")? {
+        settings.image_token_estimate = match v.as_f64() {
+            Some(n) if n.is_finite() && n >= 1.0 => n,
+            _ => {
+                return Err(bad(
+                    "chatCompression.imageTokenEstimate",
+                    v,
+                    "a finite number >= 1",
+                ));
+            }
+        };
+    }
+    if let Some(v) = lookup(value, "compaction", "excludeMessages")? {
+        settings.exclude_messages = match v.as_f64() {
+            Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => n as u32,
+            _ => return Err(bad("compaction.excludeMessages", v, "an integer >= 0")),
+        };
+    }
+    if let Some(v) = lookup(value, "compaction", "excludeContextWindowPercent")? {
+        settings.exclude_context_window_percent = match v.as_f64() {
+            Some(n) if (0.0..=100.0).contains(&n) => n,
+            _ => {
+                return Err(bad(
+                    "compaction.excludeContextWindowPercent",
+                    v,
+                    "a number from 0 to 100",
+                ));
+            }
+        };
+    }
+    Ok(LoadedSettings { settings, warnings })
+}
+
+/// Finds `section.key`, nested or dotted. Fails if the section is present
+/// but not an object, or if both spellings are present.
+fn lookup<'a>(root: &'a Value, section: &str, key: &str) -> Result<Option<&'a Value>, Error> {
+    let nested = match root.get(section) {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => map.get(key),
+        Some(other) => {
+            return Err(invalid(format!(
+                "{section} must be an object, got {}",
+                describe(other)
+            )));
+        }
+    };
+    let dotted = root.get(format!("{section}.{key}"));
+    match (nested, dotted) {
+        (Some(_), Some(_)) => Err(invalid(format!(
+            "{section}.{key} is set twice, nested and as a dotted key; keep one"
+        ))),
+        (found, None) | (None, found) => Ok(found.filter(|v| !v.is_null())),
+    }
+}
+
+fn bad(name: &str, value: &Value, expected: &str) -> Error {
+    invalid(format!(
+        "{name} must be {expected}, got {}",
+        describe(value)
+    ))
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(ErrorCode::InvalidSettings, message)
+}

@@ -1,0 +1,119 @@
+use compaction_core::{ErrorCode, Settings, load_settings};
+use serde_json::json;
+
+#[test]
+fn defaults() {
+    for value in [
+        json!({}),
+        json!(null),
+        json!({ "chatCompression": {}, "compaction": null }),
+    ] {
+        let loaded = load_settings(&value).unwrap();
+        assert_eq!(loaded.settings, Settings::default());
+        assert_eq!(loaded.settings.image_token_estimate, 1_600.0);
+        assert_eq!(loaded.settings.exclude_messages, 2);
+        assert_eq!(loaded.settings.exclude_context_window_percent, 2.0);
+        assert!(loaded.warnings.is_empty());
+    }
+}
+
+#[test]
+fn the_removed_threshold_warns_once_and_is_ignored() {
+    let loaded =
+        load_settings(&json!({ "chatCompression": { "contextPercentageThreshold": 0.5 } }))
+            .unwrap();
+    assert_eq!(
+        loaded.warnings,
+        [
+            "chatCompression.contextPercentageThreshold has been removed and is now controlled by built-in \
+          thresholds. The value is ignored; remove the key to silence this warning."
+        ]
+    );
+    assert_eq!(loaded.settings, Settings::default());
+    // Any value, even a nonsensical one, only warns.
+    for v in [json!("70%"), json!(-3), json!(true)] {
+        let loaded =
+            load_settings(&json!({ "chatCompression.contextPercentageThreshold": v })).unwrap();
+        assert_eq!(loaded.warnings.len(), 1);
+    }
+}
+
+#[test]
+fn values_are_read_nested_or_dotted() {
+    let nested = load_settings(&json!({
+        "chatCompression": { "imageTokenEstimate": 258 },
+        "compaction": { "excludeMessages": 4, "excludeContextWindowPercent": 10.5 }
+    }))
+    .unwrap();
+    let dotted = load_settings(&json!({
+        "chatCompression.imageTokenEstimate": 258,
+        "compaction.excludeMessages": 4,
+        "compaction.excludeContextWindowPercent": 10.5
+    }))
+    .unwrap();
+    let expected = Settings {
+        image_token_estimate: 258.0,
+        exclude_messages: 4,
+        exclude_context_window_percent: 10.5,
+    };
+    assert_eq!(nested.settings, expected);
+    assert_eq!(dotted.settings, expected);
+}
+
+#[test]
+fn bad_values_are_typed_errors_that_name_the_key() {
+    let cases = [
+        (
+            json!({ "chatCompression": { "imageTokenEstimate": 0 } }),
+            "chatCompression.imageTokenEstimate must be a finite number >= 1, got the number 0",
+        ),
+        (
+            json!({ "chatCompression": { "imageTokenEstimate": "1600" } }),
+            "chatCompression.imageTokenEstimate must be a finite number >= 1, got the string \"1600\"",
+        ),
+        (
+            json!({ "compaction": { "excludeMessages": 2.5 } }),
+            "compaction.excludeMessages must be an integer >= 0",
+        ),
+        (
+            json!({ "compaction": { "excludeMessages": -1 } }),
+            "compaction.excludeMessages must be an integer >= 0",
+        ),
+        (
+            json!({ "compaction": { "excludeContextWindowPercent": 101 } }),
+            "compaction.excludeContextWindowPercent must be a number from 0 to 100",
+        ),
+        (json!({ "compaction": 5 }), "compaction must be an object"),
+        (json!([1]), "settings must be an object"),
+        (
+            json!({ "compaction": { "excludeMessages": 1 }, "compaction.excludeMessages": 1 }),
+            "set twice",
+        ),
+    ];
+    for (value, expected) in cases {
+        let err = load_settings(&value).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSettings);
+        assert!(
+            err.message().contains(expected),
+            "{:?} does not contain {expected:?}",
+            err.message()
+        );
+    }
+}
+
+#[test]
+fn there_is_no_switch_and_no_environment_override() {
+    // An on/off key is not a setting of this library: it is ignored.
+    let loaded = load_settings(&json!({ "chatCompression": { "enabled": false } })).unwrap();
+    assert_eq!(loaded.settings, Settings::default());
+    // The variable the reference implementation honoured changes nothing here.
+    // SAFETY: no test in this binary reads the environment concurrently.
+    unsafe { std::env::set_var("QWEN_IMAGE_TOKEN_ESTIMATE", "99") };
+    assert_eq!(
+        load_settings(&json!({}))
+            .unwrap()
+            .settings
+            .image_token_estimate,
+        1_600.0
+    );
+}
