@@ -77,7 +77,7 @@ impl ContextReport {
 pub fn group_digits(n: f64) -> String {
     // JS Math.round rounds halves up (towards +∞).
     let rounded = (n + 0.5).floor();
-    let digits = format!("{}", rounded.abs());
+    let digits = crate::error::show_number(rounded.abs());
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if rounded < 0.0 {
         out.push('-');

@@ -90,6 +90,23 @@ pub(crate) fn describe(value: &serde_json::Value) -> String {
     }
 }
 
+/// A number as JavaScript prints it (`12`, `0.5`, `NaN`, `Infinity`).
+///
+/// Written by hand rather than with `{f64}` formatting, which would pull
+/// core's float printer (tens of KB) into the wasm module.
+pub fn show_number(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".into()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+    } else if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        (value as i64).to_string()
+    } else {
+        // serde_json prints finite doubles with ryu, already in the module.
+        serde_json::Number::from_f64(value).map_or_else(String::new, |n| n.to_string())
+    }
+}
+
 /// Checks that a token count from outside is a finite number ≥ 0.
 pub(crate) fn check_count(name: &str, value: f64) -> Result<f64, Error> {
     if value.is_finite() && value >= 0.0 {
@@ -97,7 +114,7 @@ pub(crate) fn check_count(name: &str, value: f64) -> Result<f64, Error> {
     } else {
         Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("{name} must be a finite number of tokens >= 0, got {value}"),
+            format!("{name} must be a finite number of tokens >= 0, got {}", show_number(value)),
         ))
     }
 }

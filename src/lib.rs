@@ -44,3 +44,6 @@ pub use settings::{LoadedSettings, Settings, load_settings};
 pub use tips::{
     CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_TIPS, CONTEXT_WARN, Tip, TipContext, select_tip,
 };
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

@@ -1,0 +1,167 @@
+//! The stateless functions of the JS API.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{content, contents, json, number, options, to_js, typed};
+use crate::context_report::context_report;
+use crate::estimate::{self, EstimateOptions};
+use crate::ladder::{self, Thresholds};
+use crate::settings;
+use crate::tips::{self, TipContext};
+
+fn estimate_options(value: JsValue) -> Result<EstimateOptions, JsValue> {
+    let options: EstimateOptions = options(value, "options")?;
+    options.validate()?;
+    Ok(options)
+}
+
+/// The three-tier ladder for a context window of `window` tokens.
+///
+/// @example
+/// ```ts
+/// computeThresholds(200_000);
+/// // { window: 200000, effectiveWindow: 180000, warn: 147000, auto: 167000, hard: 177000,
+/// //   warnRule: "abs", autoRule: "abs", hardRule: "abs" }
+/// ```
+#[wasm_bindgen(js_name = computeThresholds, unchecked_return_type = "Thresholds")]
+pub fn compute_thresholds(#[wasm_bindgen(unchecked_param_type = "number")] window: JsValue) -> Result<JsValue, JsValue> {
+    to_js(&ladder::compute_thresholds(number(&window, "window")?)?)
+}
+
+/// The tier a prompt of `tokens` tokens is in (`hard` is checked first).
+///
+/// @example
+/// ```ts
+/// currentTier(150_000, computeThresholds(200_000)); // "warn"
+/// ```
+#[wasm_bindgen(js_name = currentTier, unchecked_return_type = "Tier")]
+pub fn current_tier(
+    #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Thresholds")] thresholds: JsValue,
+) -> Result<JsValue, JsValue> {
+    let tokens = crate::error::check_count("tokens", number(&tokens, "tokens")?)?;
+    let thresholds: Thresholds = typed(thresholds, "thresholds")?;
+    Ok(JsValue::from_str(ladder::current_tier(tokens, &thresholds).as_str()))
+}
+
+/// Estimated tokens of a list of messages, rounded up once.
+///
+/// @example
+/// ```ts
+/// estimateContentTokens([{ role: "user", parts: [{ text: "hello world" }] }]); // 3
+/// ```
+#[wasm_bindgen(js_name = estimateContentTokens)]
+pub fn estimate_content_tokens(
+    #[wasm_bindgen(unchecked_param_type = "Content[]")] contents_value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "EstimateOptions | undefined")] options_value: JsValue,
+) -> Result<f64, JsValue> {
+    let options = estimate_options(options_value)?;
+    let contents = contents(contents_value, "contents")?;
+    Ok(estimate::estimate_content_tokens(&contents, &options) as f64)
+}
+
+/// Estimated size of the prompt about to be sent: `lastPromptTokenCount` plus
+/// the new message, or the whole history plus the message when the count is 0.
+///
+/// @example
+/// ```ts
+/// estimatePromptTokens(history, { role: "user", parts: [{ text: "hello world" }] }, 50_000); // 50003
+/// ```
+#[wasm_bindgen(js_name = estimatePromptTokens)]
+pub fn estimate_prompt_tokens(
+    #[wasm_bindgen(unchecked_param_type = "Content[]")] history: JsValue,
+    #[wasm_bindgen(js_name = userMessage, unchecked_param_type = "Content")] user_message: JsValue,
+    #[wasm_bindgen(js_name = lastPromptTokenCount, unchecked_param_type = "number")] last_prompt_token_count: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "EstimateOptions | undefined")] options_value: JsValue,
+) -> Result<f64, JsValue> {
+    let options = estimate_options(options_value)?;
+    let last = crate::error::check_count("lastPromptTokenCount", number(&last_prompt_token_count, "lastPromptTokenCount")?)?;
+    let user_message = content(user_message, "userMessage")?;
+    // The anchor path never looks at the history: do not even convert it.
+    let history = if last > 0.0 { Vec::new() } else { contents(history, "history")? };
+    Ok(estimate::estimate_prompt_tokens(&history, &user_message, last as u64, &options) as f64)
+}
+
+/// The context tip to show after a response, or `undefined`.
+///
+/// @example
+/// ```ts
+/// selectTip({ lastPromptTokenCount: 150_000, contextWindowSize: 200_000 })?.id; // "context-warn"
+/// ```
+#[wasm_bindgen(js_name = selectTip, unchecked_return_type = "Tip | undefined")]
+pub fn select_tip(#[wasm_bindgen(unchecked_param_type = "TipContext")] context: JsValue) -> Result<JsValue, JsValue> {
+    let context: TipContext = typed(context, "context")?;
+    match tips::select_tip(&context)? {
+        Some(tip) => to_js(&tip),
+        None => Ok(JsValue::UNDEFINED),
+    }
+}
+
+/// The `/context` data for a prompt of `tokens` tokens in a window: the
+/// ladder, the tier, percent used, tokens left before `auto`, and whether a
+/// footer indicator should show.
+///
+/// @example
+/// ```ts
+/// contextReport(150_000, 200_000).tokensUntilAuto; // 17000
+/// ```
+#[wasm_bindgen(js_name = contextReport, unchecked_return_type = "ContextReport")]
+pub fn context_report_data(
+    #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue,
+) -> Result<JsValue, JsValue> {
+    to_js(&context_report(number(&tokens, "tokens")?, number(&window, "window")?)?)
+}
+
+/// The `/context` block as text.
+///
+/// @example
+/// ```ts
+/// formatContextReport(150_000, 200_000);
+/// // "Compaction thresholds\n  Effective window:   180,000  (window − 20,000 reserve)\n ..."
+/// ```
+#[wasm_bindgen(js_name = formatContextReport)]
+pub fn format_context_report(
+    #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue,
+) -> Result<String, JsValue> {
+    Ok(context_report(number(&tokens, "tokens")?, number(&window, "window")?)?.to_text())
+}
+
+thread_local! {
+    static WARNED: RefCell<BTreeSet<String>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// Loads settings from a parsed settings object. Each distinct warning goes
+/// to `console.warn` once per page (or process), and all are returned.
+///
+/// @example
+/// ```ts
+/// loadSettings({ chatCompression: { contextPercentageThreshold: 0.5 } }).warnings.length; // 1
+/// ```
+#[wasm_bindgen(js_name = loadSettings, unchecked_return_type = "LoadedSettings")]
+pub fn load_settings(#[wasm_bindgen(unchecked_param_type = "SettingsFile | null | undefined")] value: JsValue) -> Result<JsValue, JsValue> {
+    let value = if value.is_undefined() { serde_json::Value::Null } else { json(value, "settings")? };
+    let loaded = settings::load_settings(&value)?;
+    for warning in &loaded.warnings {
+        warn_once(warning);
+    }
+    to_js(&loaded)
+}
+
+/// Prints `message` with `console.warn` the first time it is seen.
+pub(crate) fn warn_once(message: &str) {
+    let first = WARNED.with(|seen| seen.borrow_mut().insert(message.to_string()));
+    if first {
+        web_sys_warn(message);
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn web_sys_warn(message: &str);
+}
