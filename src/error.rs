@@ -98,7 +98,11 @@ pub fn show_number(value: f64) -> String {
     if value.is_nan() {
         "NaN".into()
     } else if value.is_infinite() {
-        if value > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+        if value > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
     } else if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
         (value as i64).to_string()
     } else {
@@ -114,7 +118,10 @@ pub(crate) fn check_count(name: &str, value: f64) -> Result<f64, Error> {
     } else {
         Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("{name} must be a finite number of tokens >= 0, got {}", show_number(value)),
+            format!(
+                "{name} must be a finite number of tokens >= 0, got {}",
+                show_number(value)
+            ),
         ))
     }
 }

@@ -109,7 +109,10 @@ impl EstimateOptions {
         if !v.is_finite() || v < 1.0 {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
-                format!("imageTokenEstimate must be a finite number >= 1, got {}", crate::error::show_number(v)),
+                format!(
+                    "imageTokenEstimate must be a finite number >= 1, got {}",
+                    crate::error::show_number(v)
+                ),
             ));
         }
         Ok(())

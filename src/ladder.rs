@@ -82,7 +82,10 @@ pub fn compute_thresholds(window: f64) -> Result<Thresholds, Error> {
     if !window.is_finite() || window < 0.0 {
         return Err(Error::new(
             ErrorCode::InvalidWindow,
-            format!("the context window must be a finite number of tokens >= 0, got {}", crate::error::show_number(window)),
+            format!(
+                "the context window must be a finite number of tokens >= 0, got {}",
+                crate::error::show_number(window)
+            ),
         ));
     }
     let effective_window = window - SUMMARY_RESERVE;

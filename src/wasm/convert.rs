@@ -1,6 +1,6 @@
 //! Checked conversions of JS arguments into core values.
 
-use serde::{de::DeserializeOwned, Serialize};
+use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
@@ -18,7 +18,8 @@ pub fn number(value: &JsValue, name: &str) -> Result<f64, JsValue> {
 
 /// A JS value read as JSON data.
 pub fn json(value: JsValue, name: &str) -> Result<Value, JsValue> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid_argument(format!("{name} is not plain data: {e}")))
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| invalid_argument(format!("{name} is not plain data: {e}")))
 }
 
 /// A JS value read into a typed options/data struct; `undefined` and `null`
@@ -33,7 +34,10 @@ pub fn options<T: DeserializeOwned + Default>(value: JsValue, name: &str) -> Res
 /// A JS value read into a typed struct.
 pub fn typed<T: DeserializeOwned>(value: JsValue, name: &str) -> Result<T, JsValue> {
     if !value.is_object() {
-        return Err(invalid_argument(format!("{name} must be an object, got {}", js_type(&value))));
+        return Err(invalid_argument(format!(
+            "{name} must be an object, got {}",
+            js_type(&value)
+        )));
     }
     serde_wasm_bindgen::from_value(value).map_err(|e| invalid_argument(format!("{name}: {e}")))
 }
@@ -43,7 +47,10 @@ pub fn contents(value: JsValue, name: &str) -> Result<Vec<Content>, JsValue> {
     if !js_sys::Array::is_array(&value) {
         return Err(Error::new(
             ErrorCode::InvalidContent,
-            format!("{name} must be an array of messages, got {}", js_type(&value)),
+            format!(
+                "{name} must be an array of messages, got {}",
+                js_type(&value)
+            ),
         )
         .into());
     }
@@ -69,10 +76,17 @@ pub fn js_type(value: &JsValue) -> String {
     } else if js_sys::Array::is_array(value) {
         "an array".into()
     } else if let Some(s) = value.as_string() {
-        if s.chars().count() > 40 { "a string".into() } else { format!("the string {s:?}") }
+        if s.chars().count() > 40 {
+            "a string".into()
+        } else {
+            format!("the string {s:?}")
+        }
     } else if let Some(n) = value.as_f64() {
         format!("the number {}", crate::error::show_number(n))
     } else {
-        format!("a value of type {}", value.js_typeof().as_string().unwrap_or_default())
+        format!(
+            "a value of type {}",
+            value.js_typeof().as_string().unwrap_or_default()
+        )
     }
 }

@@ -12,8 +12,19 @@ use crate::ladder::{self, Thresholds};
 use crate::settings;
 use crate::tips::{self, TipContext};
 
-fn estimate_options(value: JsValue) -> Result<EstimateOptions, JsValue> {
-    let options: EstimateOptions = options(value, "options")?;
+#[wasm_bindgen]
+extern "C" {
+    /// `EstimateOptions` from JS (optional arguments need a named type).
+    #[wasm_bindgen(typescript_type = "EstimateOptions")]
+    pub type EstimateOptionsJs;
+    /// A parsed settings file from JS.
+    #[wasm_bindgen(typescript_type = "SettingsFile")]
+    pub type SettingsFileJs;
+}
+
+fn estimate_options(value: Option<EstimateOptionsJs>) -> Result<EstimateOptions, JsValue> {
+    let options: EstimateOptions =
+        options(value.map_or(JsValue::UNDEFINED, Into::into), "options")?;
     options.validate()?;
     Ok(options)
 }
@@ -27,7 +38,9 @@ fn estimate_options(value: JsValue) -> Result<EstimateOptions, JsValue> {
 /// //   warnRule: "abs", autoRule: "abs", hardRule: "abs" }
 /// ```
 #[wasm_bindgen(js_name = computeThresholds, unchecked_return_type = "Thresholds")]
-pub fn compute_thresholds(#[wasm_bindgen(unchecked_param_type = "number")] window: JsValue) -> Result<JsValue, JsValue> {
+pub fn compute_thresholds(
+    #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue,
+) -> Result<JsValue, JsValue> {
     to_js(&ladder::compute_thresholds(number(&window, "window")?)?)
 }
 
@@ -44,7 +57,9 @@ pub fn current_tier(
 ) -> Result<JsValue, JsValue> {
     let tokens = crate::error::check_count("tokens", number(&tokens, "tokens")?)?;
     let thresholds: Thresholds = typed(thresholds, "thresholds")?;
-    Ok(JsValue::from_str(ladder::current_tier(tokens, &thresholds).as_str()))
+    Ok(JsValue::from_str(
+        ladder::current_tier(tokens, &thresholds).as_str(),
+    ))
 }
 
 /// Estimated tokens of a list of messages, rounded up once.
@@ -55,10 +70,10 @@ pub fn current_tier(
 /// ```
 #[wasm_bindgen(js_name = estimateContentTokens)]
 pub fn estimate_content_tokens(
-    #[wasm_bindgen(unchecked_param_type = "Content[]")] contents_value: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "EstimateOptions | undefined")] options_value: JsValue,
+    #[wasm_bindgen(js_name = contents, unchecked_param_type = "Content[]")] contents_value: JsValue,
+    options: Option<EstimateOptionsJs>,
 ) -> Result<f64, JsValue> {
-    let options = estimate_options(options_value)?;
+    let options = estimate_options(options)?;
     let contents = contents(contents_value, "contents")?;
     Ok(estimate::estimate_content_tokens(&contents, &options) as f64)
 }
@@ -74,14 +89,22 @@ pub fn estimate_content_tokens(
 pub fn estimate_prompt_tokens(
     #[wasm_bindgen(unchecked_param_type = "Content[]")] history: JsValue,
     #[wasm_bindgen(js_name = userMessage, unchecked_param_type = "Content")] user_message: JsValue,
-    #[wasm_bindgen(js_name = lastPromptTokenCount, unchecked_param_type = "number")] last_prompt_token_count: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "EstimateOptions | undefined")] options_value: JsValue,
+    #[wasm_bindgen(js_name = lastPromptTokenCount, unchecked_param_type = "number")]
+    last_prompt_token_count: JsValue,
+    options: Option<EstimateOptionsJs>,
 ) -> Result<f64, JsValue> {
-    let options = estimate_options(options_value)?;
-    let last = crate::error::check_count("lastPromptTokenCount", number(&last_prompt_token_count, "lastPromptTokenCount")?)?;
+    let options = estimate_options(options)?;
+    let last = crate::error::check_count(
+        "lastPromptTokenCount",
+        number(&last_prompt_token_count, "lastPromptTokenCount")?,
+    )?;
     let user_message = content(user_message, "userMessage")?;
     // The anchor path never looks at the history: do not even convert it.
-    let history = if last > 0.0 { Vec::new() } else { contents(history, "history")? };
+    let history = if last > 0.0 {
+        Vec::new()
+    } else {
+        contents(history, "history")?
+    };
     Ok(estimate::estimate_prompt_tokens(&history, &user_message, last as u64, &options) as f64)
 }
 
@@ -92,7 +115,9 @@ pub fn estimate_prompt_tokens(
 /// selectTip({ lastPromptTokenCount: 150_000, contextWindowSize: 200_000 })?.id; // "context-warn"
 /// ```
 #[wasm_bindgen(js_name = selectTip, unchecked_return_type = "Tip | undefined")]
-pub fn select_tip(#[wasm_bindgen(unchecked_param_type = "TipContext")] context: JsValue) -> Result<JsValue, JsValue> {
+pub fn select_tip(
+    #[wasm_bindgen(unchecked_param_type = "TipContext")] context: JsValue,
+) -> Result<JsValue, JsValue> {
     let context: TipContext = typed(context, "context")?;
     match tips::select_tip(&context)? {
         Some(tip) => to_js(&tip),
@@ -113,7 +138,10 @@ pub fn context_report_data(
     #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
     #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue,
 ) -> Result<JsValue, JsValue> {
-    to_js(&context_report(number(&tokens, "tokens")?, number(&window, "window")?)?)
+    to_js(&context_report(
+        number(&tokens, "tokens")?,
+        number(&window, "window")?,
+    )?)
 }
 
 /// The `/context` block as text.
@@ -143,8 +171,11 @@ thread_local! {
 /// loadSettings({ chatCompression: { contextPercentageThreshold: 0.5 } }).warnings.length; // 1
 /// ```
 #[wasm_bindgen(js_name = loadSettings, unchecked_return_type = "LoadedSettings")]
-pub fn load_settings(#[wasm_bindgen(unchecked_param_type = "SettingsFile | null | undefined")] value: JsValue) -> Result<JsValue, JsValue> {
-    let value = if value.is_undefined() { serde_json::Value::Null } else { json(value, "settings")? };
+pub fn load_settings(settings: Option<SettingsFileJs>) -> Result<JsValue, JsValue> {
+    let value = match settings.map(JsValue::from) {
+        Some(value) if !value.is_undefined() => json(value, "settings")?,
+        _ => serde_json::Value::Null,
+    };
     let loaded = settings::load_settings(&value)?;
     for warning in &loaded.warnings {
         warn_once(warning);

@@ -17,7 +17,7 @@ const TYPES: &'static str = include_str!("types.d.ts");
 
 /// Installs the panic hook, so that a bug (never bad input) shows its
 /// message in the console instead of a bare "unreachable" trap.
-#[wasm_bindgen(start)]
+#[wasm_bindgen(start, skip_typescript)]
 fn start() {
     console_error_panic_hook::set_once();
 }

@@ -1,0 +1,132 @@
+// The stateless functions of the built package (pkg/node), through JS.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const cc = require("../../pkg/node/compaction_core.js");
+
+function throwsCode(fn, code, pattern) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof Error, "a real Error");
+    assert.equal(e.name, "CompactionError");
+    assert.equal(e.code, code);
+    if (pattern) assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+test("computeThresholds matches the spec table and the JS formula bit for bit", () => {
+  const table = [
+    [32_000, 12_000, 19_200, 22_400, 22_400],
+    [128_000, 108_000, 76_800, 95_000, 105_000],
+    [200_000, 180_000, 147_000, 167_000, 177_000],
+    [1_000_000, 980_000, 947_000, 967_000, 977_000],
+    [10_000, 0, 6_000, 7_000, 7_000],
+    [0, 0, 0, 0, 0],
+  ];
+  for (const [w, eff, warn, auto, hard] of table) {
+    const t = cc.computeThresholds(w);
+    assert.deepEqual([t.effectiveWindow, t.warn, t.auto, t.hard], [eff, warn, auto, hard], `window ${w}`);
+  }
+  // The reference TypeScript, evaluated by this very JS engine.
+  for (let i = 0; i < 2000; i++) {
+    const w = i % 2 ? Math.random() * 2e6 : Math.floor(Math.random() * 1e7);
+    const effective = w - 20_000;
+    const auto = Math.max(0.7 * w, effective - 13_000);
+    const warn = Math.max((0.7 - 0.1) * w, auto - 20_000);
+    const hard = Math.max(effective - 3_000, auto);
+    const t = cc.computeThresholds(w);
+    assert.ok(Object.is(t.auto, auto) && Object.is(t.warn, warn) && Object.is(t.hard, hard), `window ${w}`);
+    assert.ok(t.warn <= t.auto && t.auto <= t.hard);
+  }
+  assert.equal(cc.computeThresholds(32_000).hardRule, "auto");
+  assert.equal(cc.computeThresholds(128_000).warnRule, "pct");
+});
+
+test("bad windows and counts are CompactionErrors, never traps", () => {
+  for (const bad of [NaN, Infinity, -1]) throwsCode(() => cc.computeThresholds(bad), "INVALID_WINDOW", /finite number/);
+  for (const bad of ["200000", null, undefined, {}, 10n]) throwsCode(() => cc.computeThresholds(bad), "INVALID_ARGUMENT", /window must be a number/);
+  throwsCode(() => cc.currentTier(-5, cc.computeThresholds(1000)), "INVALID_ARGUMENT", /tokens/);
+  throwsCode(() => cc.currentTier(5, "nope"), "INVALID_ARGUMENT", /thresholds must be an object/);
+  // The module still works after every error.
+  assert.equal(cc.computeThresholds(200_000).auto, 167_000);
+});
+
+test("currentTier checks hard first", () => {
+  const t = cc.computeThresholds(200_000);
+  assert.deepEqual([0, 147_000, 167_000, 177_000].map((n) => cc.currentTier(n, t)), ["safe", "warn", "auto", "hard"]);
+  assert.equal(cc.currentTier(22_400, cc.computeThresholds(32_000)), "hard");
+});
+
+test("estimateContentTokens: the spec's rule per part kind", () => {
+  const est = (contents, opts) => cc.estimateContentTokens(contents, opts);
+  assert.equal(est([{ role: "user", parts: [{ text: "hello world" }] }]), 3);
+  assert.equal(est([{ role: "user", parts: [{ text: "aaaa" }, { text: "bbbbbbbb" }] }]), 3);
+  const image = [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "AAAA".repeat(5000) } }] }];
+  assert.equal(est(image), 1600);
+  assert.equal(est(image, { imageTokenEstimate: 258 }), 258);
+  const call = { name: "read_file", args: { path: "src/main.rs" } };
+  assert.equal(est([{ role: "model", parts: [{ functionCall: call }] }]), Math.ceil(JSON.stringify(call).length / 2));
+  const response = { name: "read_file", response: { output: "fn main() {}\n\t\"quoted\" é 😀" } };
+  assert.equal(est([{ role: "user", parts: [{ functionResponse: response }] }]), Math.ceil(JSON.stringify(response).length / 2));
+  // JS length: surrogate pairs count 2.
+  assert.equal(est([{ role: "user", parts: [{ text: "😀😀😀😀" }] }]), Math.ceil("😀😀😀😀".length / 4));
+  throwsCode(() => est([{ role: "user", parts: [{ text: 1 }] }]), "INVALID_CONTENT", /contents\[0\]\.parts\[0\]\.text must be a string/);
+  throwsCode(() => est("hello"), "INVALID_CONTENT", /contents must be an array/);
+  throwsCode(() => est([], { imageTokenEstimate: 0 }), "INVALID_ARGUMENT", /imageTokenEstimate/);
+});
+
+test("estimatePromptTokens: both paths", () => {
+  const history = [{ role: "user", parts: [{ text: "x".repeat(4000) }] }];
+  const msg = { role: "user", parts: [{ text: "hello world" }] };
+  assert.equal(cc.estimatePromptTokens(history, msg, 50_000), 50_003);
+  assert.equal(cc.estimatePromptTokens(history, msg, 0), Math.ceil(4011 / 4));
+  // A large pasted message crosses auto in the cheap gate.
+  const t = cc.computeThresholds(128_000);
+  const big = { role: "user", parts: [{ text: "y".repeat(24_000) }] };
+  assert.ok(cc.estimatePromptTokens([], big, 90_000) >= t.auto);
+  throwsCode(() => cc.estimatePromptTokens(history, msg, -1), "INVALID_ARGUMENT", /lastPromptTokenCount/);
+});
+
+test("selectTip, contextReport, formatContextReport", () => {
+  const tip = (n, w = 200_000) => cc.selectTip({ lastPromptTokenCount: n, contextWindowSize: w })?.id;
+  assert.deepEqual([100_000, 150_000, 170_000, 180_000].map((n) => tip(n)), [undefined, "context-warn", "context-high", "context-critical"]);
+  assert.equal(tip(22_400, 32_000), "context-critical");
+  assert.equal(cc.selectTip({ lastPromptTokenCount: 1e9 }), undefined);
+  const withThresholds = cc.selectTip({ lastPromptTokenCount: 100_000, thresholds: cc.computeThresholds(128_000) });
+  assert.equal(withThresholds.id, "context-high");
+  const cooled = cc.selectTip({ lastPromptTokenCount: 180_000, contextWindowSize: 200_000, sessionPromptCount: 4, lastShown: { "context-critical": 3 } });
+  assert.equal(cooled, undefined);
+
+  const r = cc.contextReport(150_000, 200_000);
+  assert.deepEqual([r.tier, r.percentUsed, r.tokensUntilAuto, r.showFooter], ["warn", 75, 17_000, true]);
+  assert.equal(
+    cc.formatContextReport(150_000, 200_000),
+    "Compaction thresholds\n" +
+      "  Effective window:   180,000  (window − 20,000 reserve)\n" +
+      "  Warn threshold:     147,000\n" +
+      "  Auto threshold:     167,000\n" +
+      "  Hard threshold:     177,000\n" +
+      "  Current tier:       warn",
+  );
+});
+
+test("loadSettings warns once on console.warn and returns the warning every time", () => {
+  const seen = [];
+  const original = console.warn;
+  console.warn = (m) => seen.push(m);
+  try {
+    const a = cc.loadSettings({ chatCompression: { contextPercentageThreshold: 0.5 } });
+    const b = cc.loadSettings({ "chatCompression.contextPercentageThreshold": 0.9 });
+    assert.equal(a.warnings.length, 1);
+    assert.deepEqual(b.warnings, a.warnings);
+    assert.match(a.warnings[0], /has been removed and is now controlled by built-in thresholds/);
+    assert.deepEqual(a.settings, { imageTokenEstimate: 1600, excludeMessages: 2, excludeContextWindowPercent: 2 });
+  } finally {
+    console.warn = original;
+  }
+  assert.equal(seen.length, 1);
+  assert.deepEqual(cc.loadSettings(undefined).settings.excludeMessages, 2);
+  throwsCode(() => cc.loadSettings({ compaction: { excludeMessages: 1.5 } }), "INVALID_SETTINGS", /excludeMessages must be an integer/);
+});
