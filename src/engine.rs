@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::content::Content;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, describe};
 use crate::estimate::{
     EstimateOptions, estimate_content_tokens, estimate_prompt_tokens, message_tokens,
 };
@@ -488,13 +488,38 @@ impl Compactor {
     /// assert_eq!(err.code(), ErrorCode::InvalidState);
     /// ```
     pub fn restore_json(value: &Value) -> Result<Compactor, Error> {
-        let state = SavedState::deserialize(value).map_err(|e| {
-            Error::new(
+        let Value::Object(map) = value else {
+            return Err(Error::new(
                 ErrorCode::InvalidState,
-                format!("saved state is not a state this library saved: {e}"),
-            )
-        })?;
-        Compactor::restore(state)
+                format!(
+                    "saved state must be the object Compactor::save produced, got {}",
+                    describe(value)
+                ),
+            ));
+        };
+        // Field by field, so that the message names the field that is wrong.
+        fn field<T: serde::de::DeserializeOwned>(
+            map: &serde_json::Map<String, Value>,
+            name: &str,
+        ) -> Result<T, Error> {
+            let value = map.get(name).ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidState,
+                    format!("saved state has no {name}"),
+                )
+            })?;
+            T::deserialize(value).map_err(|e| {
+                Error::new(ErrorCode::InvalidState, format!("saved state {name}: {e}"))
+            })
+        }
+        Compactor::restore(SavedState {
+            version: field(map, "version")?,
+            window: field(map, "window")?,
+            options: field(map, "options")?,
+            consecutive_failures: field(map, "consecutiveFailures")?,
+            last_prompt_token_count: field(map, "lastPromptTokenCount")?,
+            next_request_id: field(map, "nextRequestId")?,
+        })
     }
 
     /// The state to keep across a reload.

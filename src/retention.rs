@@ -32,7 +32,7 @@ use crate::estimate::{EstimateOptions, message_tokens};
 
 /// How much of the recent history is kept verbatim.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct RetentionSettings {
     /// `compaction.excludeMessages`: recent user/model pairs kept verbatim.
     pub exclude_messages: u32,
