@@ -96,8 +96,8 @@ async fn run<S: Summarizer>(
     let mut guard = AbortOnDrop { chat, id: Some(id) };
     // No borrow is alive here: the summarizer may call the chat and get BUSY.
     let result = summarizer.summarize(request).await;
-    guard.id = None;
     let mut core = borrow(chat)?;
+    guard.id = None;
     match result {
         Ok(answer) => core.handle_summary(id, answer),
         Err(SummarizeError::Failed(cause)) => core.handle_summary_failure(id, cause),

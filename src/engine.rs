@@ -575,7 +575,8 @@ impl Compactor {
     /// Takes the prompt size from a response's usage, in any provider's
     /// spelling (see [`crate::usage`]). Counts that are missing, negative or
     /// not numbers are ignored; when no usable count remains the previous
-    /// size is kept.
+    /// size is kept. A total of 0 is taken: the next check then estimates
+    /// the whole history, which can only make compaction come earlier.
     ///
     /// ```
     /// use compaction_core::{Compactor, CompactorConfig};
@@ -820,8 +821,7 @@ impl Compactor {
             Some(p) => Err(Error::new(
                 ErrorCode::Busy,
                 format!(
-                    "summary request {} is in flight; report its result with handleSummary, \
-                     handleSummaryFailure or handleAbort first",
+                    "summary request {} is in flight; report its answer, failure or abort first",
                     p.id.0
                 ),
             )),
