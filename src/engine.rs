@@ -397,7 +397,9 @@ pub struct SavedState {
 ///     SendDecision::Proceed { .. } => unreachable!("60 000 estimated tokens are past hard"),
 /// }
 /// ```
-#[derive(Clone, Debug)]
+// Not Clone on purpose: two copies of a chat with the same request in
+// flight could both apply its answer.
+#[derive(Debug)]
 pub struct Compactor {
     window: f64,
     thresholds: Thresholds,
