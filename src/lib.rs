@@ -13,6 +13,14 @@
 //!   exists yet (a resumed session).
 //! * [`tips`], [`context_report`]: what the user is shown about it.
 //! * [`settings`]: the few settings a host may load.
+//! * [`engine`]: the compaction state machine ([`Compactor`]), sans-IO:
+//!   it decides before each send, hands out a [`SummaryRequest`] and judges
+//!   the answer; the host owns the history and runs the model.
+//! * [`retention`]: what stays verbatim; [`summary_request`]: the
+//!   summarization call and the messages a summary becomes; [`usage`]:
+//!   provider usage objects read leniently.
+//! * [`driver`]: an async driver over a host [`Summarizer`], which never
+//!   holds the compactor borrowed across an `.await`.
 //!
 //! The crate is plain Rust with plain data: no I/O, no clock, no JS. The
 //! WebAssembly bindings live in `src/wasm/` and only there.
@@ -22,14 +30,24 @@
 
 pub mod content;
 pub mod context_report;
+pub mod driver;
+pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod ladder;
+pub mod retention;
 pub mod settings;
+pub mod summary_request;
 pub mod tips;
+pub mod usage;
 
 pub use content::{Content, Part, PartKind};
 pub use context_report::{ContextReport, context_report, group_digits};
+pub use driver::{SummarizeError, Summarizer, before_send, compact_now};
+pub use engine::{
+    CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, NoopReason,
+    RequestId, SAVED_STATE_VERSION, SavedState, SendDecision, SummaryAnswer, Trigger, UsageUpdate,
+};
 pub use error::{Error, ErrorCode};
 pub use estimate::{
     DEFAULT_IMAGE_TOKEN_ESTIMATE, EstimateOptions, Estimator, Reference, TextEstimator,
@@ -40,10 +58,16 @@ pub use ladder::{
     SUMMARY_RESERVE, ThresholdRule, Thresholds, Tier, WARN_BUFFER, WARN_PCT_OFFSET,
     compute_thresholds, current_tier,
 };
+pub use retention::{RetentionRule, RetentionSettings, Split, split_point};
 pub use settings::{LoadedSettings, Settings, load_settings};
+pub use summary_request::{
+    DEFAULT_SUMMARY_PROMPT, PromptSettings, SummaryConfig, SummaryRequest, ThinkingConfig,
+    build_summary_request,
+};
 pub use tips::{
     CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_TIPS, CONTEXT_WARN, Tip, TipContext, select_tip,
 };
+pub use usage::{ParsedUsage, Usage};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -1,0 +1,163 @@
+//! What stays verbatim when a chat is compacted (SPEC §5).
+//!
+//! The history splits into a head that is summarized and a tail kept as it
+//! is. The tail is the larger of two minimums:
+//!
+//! * `excludeMessages`: the last N user/model pairs, counted as the last
+//!   2 × N messages;
+//! * `excludeContextWindowPercent`: the most recent messages that together
+//!   reach that share of the window, by the estimator.
+//!
+//! The split then moves earlier, never later, to a clean boundary, so that
+//! the tail is a conversation the model can continue:
+//!
+//! * preferably a user message that is not a tool result (nor one of this
+//!   library's own summary messages);
+//! * failing that, or when that user message is so far back that it would
+//!   summarize less than half of what the alternative would (a long agent
+//!   loop under a single request), a model message right after a user-side
+//!   message, which leaves every function call of the head with its
+//!   response; the new history then needs a one-line bridge before it (see
+//!   [`crate::engine`]);
+//! * a function call at the very end, still waiting for the response the
+//!   host is about to send, always stays in the tail.
+//!
+//! When the split lands at the start, nothing would be compressed: the
+//! engine reports NOOP.
+
+use serde::{Deserialize, Serialize};
+
+use crate::content::Content;
+use crate::estimate::{EstimateOptions, message_tokens};
+
+/// How much of the recent history is kept verbatim.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RetentionSettings {
+    /// `compaction.excludeMessages`: recent user/model pairs kept verbatim.
+    pub exclude_messages: u32,
+    /// `compaction.excludeContextWindowPercent`: percent of the window kept
+    /// as recent messages.
+    pub exclude_context_window_percent: f64,
+}
+
+impl Default for RetentionSettings {
+    fn default() -> Self {
+        RetentionSettings {
+            exclude_messages: crate::settings::DEFAULT_EXCLUDE_MESSAGES,
+            exclude_context_window_percent: crate::settings::DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT,
+        }
+    }
+}
+
+/// Which minimum set the size of the kept tail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RetentionRule {
+    /// `excludeMessages` asked for more messages (ties go here).
+    Messages,
+    /// `excludeContextWindowPercent` asked for more messages.
+    Percent,
+}
+
+/// Where the verbatim tail starts, and why there.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Split {
+    /// Index of the first kept message; `history[..kept_from]` is summarized.
+    /// 0 means nothing would be compressed.
+    pub kept_from: usize,
+    /// The rule that asked for the larger tail.
+    pub rule: RetentionRule,
+    /// Whether the tail starts with a model message (the fallback boundary).
+    pub starts_with_model: bool,
+}
+
+/// Finds where the verbatim tail starts. Costs O(tail), plus a walk back
+/// to the boundary.
+///
+/// ```
+/// use compaction_core::{split_point, Content, EstimateOptions, RetentionSettings};
+/// let history: Vec<Content> = (0..10)
+///     .map(|i| Content::text(if i % 2 == 0 { "user" } else { "model" }, format!("message {i}")))
+///     .collect();
+/// let settings = RetentionSettings { exclude_messages: 2, exclude_context_window_percent: 0.0 };
+/// let split = split_point(&history, 100_000.0, &settings, &EstimateOptions::default());
+/// assert_eq!(split.kept_from, 6); // the last two pairs stay
+/// ```
+pub fn split_point(
+    history: &[Content],
+    window: f64,
+    settings: &RetentionSettings,
+    options: &EstimateOptions,
+) -> Split {
+    let len = history.len();
+    let by_messages = len.saturating_sub((settings.exclude_messages as usize).saturating_mul(2));
+    let by_percent = percent_start(history, window, settings, options);
+    let (mut start, rule) = if by_percent < by_messages {
+        (by_percent, RetentionRule::Percent)
+    } else {
+        (by_messages, RetentionRule::Messages)
+    };
+    if history.last().is_some_and(Content::has_function_call) {
+        // The host is about to send this call's response: they stay together.
+        start = start.min(len - 1);
+    }
+    let kept_from = clean_boundary(history, start);
+    Split {
+        kept_from,
+        rule,
+        starts_with_model: history.get(kept_from).is_some_and(Content::is_model),
+    }
+}
+
+/// The latest start whose suffix reaches the percent budget; 0 when the
+/// whole history is below it.
+fn percent_start(
+    history: &[Content],
+    window: f64,
+    settings: &RetentionSettings,
+    options: &EstimateOptions,
+) -> usize {
+    let budget = window * settings.exclude_context_window_percent / 100.0;
+    if budget <= 0.0 || !budget.is_finite() {
+        return history.len();
+    }
+    let mut kept = 0.0;
+    for (i, message) in history.iter().enumerate().rev() {
+        kept += message_tokens(message, options);
+        if kept >= budget {
+            return i;
+        }
+    }
+    0
+}
+
+/// Moves `start` back to the nearest clean boundary; see the module docs.
+fn clean_boundary(history: &[Content], start: usize) -> usize {
+    if start >= history.len() {
+        // An empty tail: the host's next message follows the summary directly.
+        return history.len();
+    }
+    // Our own summary and bridge are user-side but not the user's words, so
+    // they are no turn to keep a tail from.
+    let user_turn = (1..=start).rev().find(|&i| {
+        let m = &history[i];
+        !m.is_model() && !m.is_tool_result() && !crate::summary_request::is_compaction_message(m)
+    });
+    // A model turn after a user-side one keeps each call of the head with
+    // its response (the response precedes the cut).
+    let model_turn = (1..=start)
+        .rev()
+        .find(|&i| history[i].is_model() && !history[i - 1].is_model());
+    match (user_turn, model_turn) {
+        // A user turn is preferred, unless it would summarize less than half
+        // of what the model turn would: in a long agent loop under one
+        // request the last user turn is far back, and cutting there would
+        // leave almost everything uncompressed.
+        (Some(u), Some(m)) if u.saturating_mul(2) < m => m,
+        (Some(u), _) => u,
+        (None, Some(m)) => m,
+        (None, None) => 0,
+    }
+}

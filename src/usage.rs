@@ -1,0 +1,201 @@
+//! Token usage as the providers report it, read leniently.
+//!
+//! Each provider names its counts differently:
+//!
+//! | | Gemini `usageMetadata` | OpenAI `usage` | Anthropic `usage` |
+//! |---|---|---|---|
+//! | input | `promptTokenCount` | `prompt_tokens` | `input_tokens` + `cache_creation_input_tokens` + `cache_read_input_tokens` |
+//! | output | `candidatesTokenCount` | `completion_tokens` | `output_tokens` |
+//! | thinking | `thoughtsTokenCount` | — | — |
+//! | total | `totalTokenCount` | `total_tokens` | — (the sum) |
+//!
+//! [`Usage::from_value`] reads any of them, also when wrapped in the
+//! response's `usageMetadata` or `usage` field, and also this library's own
+//! spelling (`inputTokens`, `outputTokens`, `thoughtsTokens`, `totalTokens`,
+//! what [`Usage`] serializes to). A count that is missing, negative, not
+//! finite or not a number is ignored and named in [`ParsedUsage::ignored`]:
+//! a bad count must never be trusted, because a count that is too low would
+//! skip a compaction the chat needs.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::describe;
+
+/// Token counts of one API call, normalized across providers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Tokens of the prompt, cached ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Tokens of the visible answer (thinking excluded where the provider
+    /// separates it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Thinking tokens, when the provider reports them apart (Gemini).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thoughts_tokens: Option<u64>,
+    /// The provider's own total, when it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+}
+
+/// A [`Usage`] and the fields that were present but could not be trusted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParsedUsage {
+    /// The counts that were read.
+    pub usage: Usage,
+    /// One line per ignored field: its name, what it held, what was expected.
+    pub ignored: Vec<String>,
+}
+
+/// Field names for each count, in the order they are tried.
+const INPUT: [&str; 4] = [
+    "promptTokenCount",
+    "prompt_tokens",
+    "input_tokens",
+    "inputTokens",
+];
+const OUTPUT: [&str; 4] = [
+    "candidatesTokenCount",
+    "completion_tokens",
+    "output_tokens",
+    "outputTokens",
+];
+const THOUGHTS: [&str; 2] = ["thoughtsTokenCount", "thoughtsTokens"];
+const TOTAL: [&str; 3] = ["totalTokenCount", "total_tokens", "totalTokens"];
+/// Anthropic reports cached input apart from `input_tokens`.
+const ANTHROPIC_CACHE: [&str; 2] = ["cache_creation_input_tokens", "cache_read_input_tokens"];
+
+impl Usage {
+    /// Reads a usage object in any provider's spelling. Never fails: what
+    /// cannot be read is left out and listed in [`ParsedUsage::ignored`].
+    ///
+    /// ```
+    /// use compaction_core::Usage;
+    /// let parsed = Usage::from_value(&serde_json::json!({
+    ///     "usageMetadata": { "promptTokenCount": 900, "candidatesTokenCount": 100, "totalTokenCount": 1000 }
+    /// }));
+    /// assert_eq!(parsed.usage.prompt_total(), Some(1000));
+    /// let anthropic = Usage::from_value(&serde_json::json!({
+    ///     "input_tokens": 10, "cache_read_input_tokens": 500, "output_tokens": 40
+    /// }));
+    /// assert_eq!(anthropic.usage.input_tokens, Some(510));
+    /// assert_eq!(anthropic.usage.prompt_total(), Some(550));
+    /// ```
+    pub fn from_value(value: &Value) -> ParsedUsage {
+        let mut ignored = Vec::new();
+        let Some(map) = unwrap_usage(value) else {
+            if !value.is_null() {
+                ignored.push(format!(
+                    "usage must be an object of token counts, got {}",
+                    describe(value)
+                ));
+            }
+            return ParsedUsage::default();
+        };
+        let mut usage = Usage {
+            input_tokens: first_count(map, &INPUT, &mut ignored),
+            output_tokens: first_count(map, &OUTPUT, &mut ignored),
+            thoughts_tokens: first_count(map, &THOUGHTS, &mut ignored),
+            total_tokens: first_count(map, &TOTAL, &mut ignored),
+        };
+        if map.contains_key("input_tokens") {
+            // Anthropic's input_tokens leaves out cached tokens; the prompt the
+            // model saw is the sum.
+            for key in ANTHROPIC_CACHE {
+                if let Some(cached) = count(map, key, &mut ignored) {
+                    usage.input_tokens = usage.input_tokens.map(|n| n.saturating_add(cached));
+                }
+            }
+        }
+        ParsedUsage { usage, ignored }
+    }
+
+    /// The size the provider counted for prompt and answer together: its own
+    /// total when given (the spec reads `usageMetadata.totalTokenCount`),
+    /// else the sum of input, output and thinking. `None` without an input
+    /// count, since an answer alone says nothing about the prompt.
+    pub fn prompt_total(&self) -> Option<u64> {
+        if let Some(total) = self.total_tokens {
+            return Some(total);
+        }
+        let input = self.input_tokens?;
+        Some(
+            input
+                .saturating_add(self.output_tokens.unwrap_or(0))
+                .saturating_add(self.thoughts_tokens.unwrap_or(0)),
+        )
+    }
+
+    /// Tokens of the answer that enter the history: the output count, else
+    /// the total minus input and thinking.
+    pub fn answer_tokens(&self) -> Option<u64> {
+        if let Some(output) = self.output_tokens {
+            return Some(output);
+        }
+        let rest = self.total_tokens?.checked_sub(self.input_tokens?)?;
+        Some(rest.saturating_sub(self.thoughts_tokens.unwrap_or(0)))
+    }
+
+    /// Tokens the model generated, thinking included: what an output cap
+    /// (`maxOutputTokens`) limits.
+    pub fn generated_tokens(&self) -> Option<u64> {
+        let answer = self.answer_tokens()?;
+        Some(answer.saturating_add(self.thoughts_tokens.unwrap_or(0)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Usage {
+    /// Lenient like [`Usage::from_value`]: bad counts are dropped, never an error.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Usage, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Ok(Usage::from_value(&value).usage)
+    }
+}
+
+/// The object holding the counts: the value itself, or its `usageMetadata`
+/// or `usage` field when given a whole response.
+fn unwrap_usage(value: &Value) -> Option<&Map<String, Value>> {
+    let map = value.as_object()?;
+    for wrapper in ["usageMetadata", "usage"] {
+        if let Some(Value::Object(inner)) = map.get(wrapper) {
+            return Some(inner);
+        }
+    }
+    Some(map)
+}
+
+fn first_count(map: &Map<String, Value>, keys: &[&str], ignored: &mut Vec<String>) -> Option<u64> {
+    let mut found = None;
+    for key in keys {
+        // Every present key is checked, so a bad spelling is reported even
+        // when another one was good.
+        let value = count(map, key, ignored);
+        if found.is_none() {
+            found = value;
+        }
+    }
+    found
+}
+
+fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Option<u64> {
+    let value = map.get(key)?;
+    match value.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => {
+            // A fractional count is not something a tokenizer produces;
+            // rounding up keeps it on the side of compacting earlier.
+            Some(n.ceil().min(u64::MAX as f64) as u64)
+        }
+        _ if value.is_null() => None,
+        _ => {
+            ignored.push(format!(
+                "{key} must be a number of tokens >= 0, got {}",
+                describe(value)
+            ));
+            None
+        }
+    }
+}
