@@ -467,7 +467,7 @@ fn parse_answer(answer: JsValue) -> Result<SummaryAnswer, String> {
     if !answer.is_object() {
         return Err(format!("expected {{ text, finishReason?, usage? }} or a string, got {}", js_type(&answer)));
     }
-    let value = serde_wasm_bindgen::from_value::<Value>(answer).map_err(|e| format!("the answer is not plain data: {e}"))?;
+    let value = json(answer, "the answer").map_err(|e| error_message(&e))?;
     let map: Map<String, Value> = match value {
         Value::Object(map) => map,
         other => return Err(format!("expected an object, got {}", describe(&other))),
