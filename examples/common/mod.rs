@@ -1,0 +1,413 @@
+//! Shared by `fit_estimator` and `fidelity`: corpus loading, the weight fit
+//! and the statistics. Both programs use the crate's own scanner, so the
+//! counts at fit time are the counts at run time.
+
+#![allow(dead_code)] // each example uses a different part of this module
+
+use std::collections::HashSet;
+
+use compaction_core::calibrated::{
+    call_features, response_features, scan, CalibratedEstimator, EstimateVariant, FamilyWeights,
+    TextFeatures, TokenizerFamily, FEATURE_COUNT,
+};
+use serde_json::{Map, Value};
+
+/// The tokenizers the corpus counts, in the order of `Sample::tokens`.
+pub const TOKENIZERS: [TokenizerFamily; 4] = [
+    TokenizerFamily::O200k,
+    TokenizerFamily::Cl100k,
+    TokenizerFamily::Claude,
+    TokenizerFamily::Qwen,
+];
+
+/// Tokens of the fixed system prompt that the histories' `tokens` include
+/// but `history` does not (corpus README).
+pub const SYSTEM_PROMPT_TOKENS: [f64; 4] = [38.0, 39.0, 38.0, 40.0];
+
+/// `imageTokenEstimate` default: the histories have no media, kept for the walk.
+const IMAGE_TOKEN_ESTIMATE: f64 = 1600.0;
+
+/// Share of fitting samples the conservative variant may leave under 0.9 ×
+/// the real count (the target is < 1% on unseen samples, so aim lower).
+pub const CONSERVATIVE_UNDER_SHARE: f64 = 0.002;
+
+/// One line of `tokens-dev.jsonl`.
+pub struct Sample {
+    pub id: String,
+    pub category: String,
+    pub text: String,
+    pub features: TextFeatures,
+    pub utf16_len: f64,
+    pub tokens: [f64; 4],
+}
+
+/// One line of `histories-dev.jsonl`, reduced to what the fit needs.
+pub struct History {
+    pub id: String,
+    pub lang: String,
+    pub messages: Vec<Value>,
+    pub content: TextFeatures,
+    pub n_messages: f64,
+    pub n_calls: f64,
+    pub n_responses: f64,
+    /// Provider count minus the system prompt: what the estimator should give.
+    pub tokens: [f64; 4],
+    /// Template overhead: provider count minus system prompt minus content.
+    pub overhead: [f64; 4],
+    /// Texts of function outputs, to keep them out of the text fit when the
+    /// history is held out.
+    pub outputs: HashSet<String>,
+}
+
+fn read_lines(path: &str) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{path}:{}: {e}", i + 1)))
+        .collect()
+}
+
+fn field<'a>(v: &'a Value, name: &str, path: &str) -> Result<&'a Value, String> {
+    v.get(name).ok_or_else(|| format!("{path}: a line has no `{name}`"))
+}
+
+fn tokens_of(v: &Value, name: &str, path: &str) -> Result<[f64; 4], String> {
+    let t = field(v, name, path)?;
+    let mut out = [0.0; 4];
+    for (o, fam) in out.iter_mut().zip(TOKENIZERS) {
+        *o = t
+            .get(fam.name())
+            .and_then(Value::as_f64)
+            .ok_or_else(|| format!("{path}: `{name}.{}` missing", fam.name()))?;
+    }
+    Ok(out)
+}
+
+fn str_of(v: &Value, name: &str, path: &str) -> Result<String, String> {
+    Ok(field(v, name, path)?.as_str().unwrap_or_default().to_string())
+}
+
+pub fn load_samples(path: &str) -> Result<Vec<Sample>, String> {
+    read_lines(path)?
+        .iter()
+        .map(|v| {
+            let text = str_of(v, "text", path)?;
+            Ok(Sample {
+                id: str_of(v, "id", path)?,
+                category: str_of(v, "category", path)?,
+                features: scan(&text),
+                utf16_len: text.encode_utf16().count() as f64,
+                text,
+                tokens: tokens_of(v, "tokens", path)?,
+            })
+        })
+        .collect()
+}
+
+pub fn load_histories(path: &str) -> Result<Vec<History>, String> {
+    read_lines(path)?
+        .iter()
+        .map(|v| {
+            let messages = field(v, "history", path)?
+                .as_array()
+                .cloned()
+                .ok_or_else(|| format!("{path}: `history` is not an array"))?;
+            let mut h = History {
+                id: str_of(v, "id", path)?,
+                lang: str_of(v, "lang", path)?,
+                messages,
+                content: TextFeatures::default(),
+                n_messages: 0.0,
+                n_calls: 0.0,
+                n_responses: 0.0,
+                tokens: [0.0; 4],
+                overhead: [0.0; 4],
+                outputs: HashSet::new(),
+            };
+            let total = tokens_of(v, "tokens", path)?;
+            let content = tokens_of(v, "content_tokens", path)?;
+            for i in 0..4 {
+                h.tokens[i] = total[i] - SYSTEM_PROMPT_TOKENS[i];
+                h.overhead[i] = h.tokens[i] - content[i];
+            }
+            for m in &h.messages {
+                h.n_messages += 1.0;
+                for p in parts(m) {
+                    if let Some(Value::String(t)) = p.get("text") {
+                        h.content.add(&scan(t));
+                    } else if let Some(Value::Object(c)) = p.get("functionCall") {
+                        h.n_calls += 1.0;
+                        h.content.add(&call_features(c));
+                    } else if let Some(Value::Object(r)) = p.get("functionResponse") {
+                        h.n_responses += 1.0;
+                        h.content.add(&response_features(r));
+                        if let Some(Value::String(o)) = r.get("response").and_then(|b| b.get("output")) {
+                            h.outputs.insert(o.clone());
+                        }
+                    }
+                }
+            }
+            Ok(h)
+        })
+        .collect()
+}
+
+fn parts(message: &Value) -> impl Iterator<Item = &Map<String, Value>> {
+    message
+        .get("parts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+}
+
+/// How an estimator prices the pieces of a message: the part walk of the
+/// library's estimate.rs, written out here so the examples run without it.
+pub trait Pieces {
+    fn text(&self, text: &str) -> f64;
+    fn function_call(&self, call: &Map<String, Value>) -> f64;
+    fn function_response(&self, response: &Map<String, Value>) -> f64;
+    fn unknown_json(&self, json: &str) -> f64;
+    fn per_message(&self) -> f64;
+}
+
+impl Pieces for CalibratedEstimator {
+    fn text(&self, text: &str) -> f64 {
+        CalibratedEstimator::text(self, text)
+    }
+    fn function_call(&self, call: &Map<String, Value>) -> f64 {
+        CalibratedEstimator::function_call(self, call)
+    }
+    fn function_response(&self, response: &Map<String, Value>) -> f64 {
+        CalibratedEstimator::function_response(self, response)
+    }
+    fn unknown_json(&self, json: &str) -> f64 {
+        CalibratedEstimator::unknown_json(self, json)
+    }
+    fn per_message(&self) -> f64 {
+        CalibratedEstimator::per_message(self)
+    }
+}
+
+/// The spec's rule: UTF-16 length ÷ 4 for text, JSON ÷ 2 for calls and responses.
+pub struct SpecRule;
+
+fn utf16(s: &str) -> f64 {
+    s.encode_utf16().count() as f64
+}
+
+impl Pieces for SpecRule {
+    fn text(&self, text: &str) -> f64 {
+        utf16(text) / 4.0
+    }
+    fn function_call(&self, call: &Map<String, Value>) -> f64 {
+        utf16(&Value::Object(call.clone()).to_string()) / 2.0
+    }
+    fn function_response(&self, response: &Map<String, Value>) -> f64 {
+        utf16(&Value::Object(response.clone()).to_string()) / 2.0
+    }
+    fn unknown_json(&self, json: &str) -> f64 {
+        utf16(json) / 4.0
+    }
+    fn per_message(&self) -> f64 {
+        0.0
+    }
+}
+
+/// Estimated tokens of a history, rounded up once.
+pub fn history_estimate(messages: &[Value], est: &dyn Pieces) -> f64 {
+    let mut total = 0.0;
+    for m in messages {
+        total += est.per_message();
+        for p in parts(m) {
+            total += if let Some(Value::String(t)) = p.get("text") {
+                est.text(t)
+            } else if let Some(Value::Object(c)) = p.get("functionCall") {
+                est.function_call(c)
+            } else if let Some(Value::Object(r)) = p.get("functionResponse") {
+                est.function_response(r)
+            } else if p.contains_key("inlineData") || p.contains_key("fileData") {
+                IMAGE_TOKEN_ESTIMATE
+            } else {
+                est.unknown_json(&Value::Object(p.clone()).to_string())
+            };
+        }
+    }
+    total.ceil()
+}
+
+// ---------------------------------------------------------------- fitting
+
+/// Weighted least squares with non-negative coefficients, by coordinate
+/// descent on the normal equations. `rows` are (features, target, weight).
+fn nnls(rows: &[(&[f64], f64, f64)], p: usize, ridge: f64) -> Vec<f64> {
+    let mut a = vec![0.0; p * p];
+    let mut b = vec![0.0; p];
+    for (x, y, w) in rows {
+        for i in 0..p {
+            if x[i] == 0.0 {
+                continue;
+            }
+            b[i] += w * x[i] * y;
+            for j in 0..p {
+                a[i * p + j] += w * x[i] * x[j];
+            }
+        }
+    }
+    // A ridge relative to each diagonal keeps rare, nearly collinear
+    // counts from taking wild weights.
+    for i in 0..p {
+        a[i * p + i] *= 1.0 + ridge;
+    }
+    let mut beta = vec![0.0; p];
+    for _ in 0..20_000 {
+        let mut moved = 0.0f64;
+        for i in 0..p {
+            let d = a[i * p + i];
+            if d <= 0.0 {
+                continue;
+            }
+            let ab: f64 = (0..p).map(|j| a[i * p + j] * beta[j]).sum();
+            let next = (beta[i] + (b[i] - ab) / d).max(0.0);
+            moved = moved.max((next - beta[i]).abs() * d.sqrt());
+            beta[i] = next;
+        }
+        if moved < 1e-10 {
+            break;
+        }
+    }
+    beta
+}
+
+/// Fits text weights minimizing the mean relative |error| (iteratively
+/// reweighted least squares) with non-negative weights.
+pub fn fit_text(rows: &[(&TextFeatures, f64)]) -> [f64; FEATURE_COUNT] {
+    let xs: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|(f, _)| f.counts.iter().map(|&c| f64::from(c)).collect())
+        .collect();
+    let mut w: Vec<f64> = rows.iter().map(|(_, y)| 1.0 / (y * y)).collect();
+    let mut beta = vec![0.0; FEATURE_COUNT];
+    for _ in 0..30 {
+        let data: Vec<(&[f64], f64, f64)> = xs
+            .iter()
+            .zip(rows)
+            .zip(&w)
+            .map(|((x, (_, y)), w)| (x.as_slice(), *y, *w))
+            .collect();
+        beta = nnls(&data, FEATURE_COUNT, 1e-4);
+        for ((x, (_, y)), wi) in xs.iter().zip(rows).zip(w.iter_mut()) {
+            let est: f64 = x.iter().zip(&beta).map(|(a, b)| a * b).sum();
+            let rel = ((est - y) / y).abs().max(0.005);
+            *wi = 1.0 / (y * y * rel);
+        }
+    }
+    let mut out = [0.0; FEATURE_COUNT];
+    out.copy_from_slice(&beta);
+    out
+}
+
+/// Fits per-message, per-call and per-response overhead on the template
+/// overhead of histories (rows: messages, calls, responses, overhead).
+pub fn fit_overhead(rows: &[[f64; 4]]) -> [f64; 3] {
+    let data: Vec<(&[f64], f64, f64)> = rows.iter().map(|r| (&r[..3], r[3], 1.0)).collect();
+    let beta = nnls(&data, 3, 0.0);
+    [beta[0], beta[1], beta[2]]
+}
+
+/// The `q` quantile of `values` (linear between order statistics).
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+}
+
+/// Rounds to 6 significant digits so the table reads well and stays stable.
+fn round6(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return 0.0;
+    }
+    let mag = 10f64.powi(5 - x.abs().log10().floor() as i32);
+    (x * mag).round() / mag
+}
+
+/// Fits every family's weights on the given samples and histories.
+pub fn fit_all(samples: &[&Sample], histories: &[&History]) -> [FamilyWeights; 5] {
+    let mut out = [FamilyWeights {
+        text: [0.0; FEATURE_COUNT],
+        per_message: 0.0,
+        per_call: 0.0,
+        per_response: 0.0,
+        conservative_scale: 1.0,
+    }; 5];
+    for (slot, family) in out.iter_mut().zip(TokenizerFamily::ALL) {
+        // Universal: every sample once per tokenizer.
+        let which: Vec<usize> = match TOKENIZERS.iter().position(|t| *t == family) {
+            Some(i) => vec![i],
+            None => (0..4).collect(),
+        };
+        let rows: Vec<(&TextFeatures, f64)> = samples
+            .iter()
+            .flat_map(|s| which.iter().map(move |&i| (&s.features, s.tokens[i])))
+            .filter(|(_, y)| *y > 0.0)
+            .collect();
+        let mut text = fit_text(&rows);
+        for w in text.iter_mut() {
+            *w = round6(*w);
+        }
+        let ratios: Vec<f64> = rows.iter().map(|(f, y)| f.dot(&text) / y).collect();
+        let conservative_scale = round6(0.9 / quantile(&ratios, CONSERVATIVE_UNDER_SHARE)).max(1.0);
+        let overhead_rows: Vec<[f64; 4]> = histories
+            .iter()
+            .flat_map(|h| {
+                which
+                    .iter()
+                    .map(move |&i| [h.n_messages, h.n_calls, h.n_responses, h.overhead[i]])
+            })
+            .collect();
+        let [per_message, per_call, per_response] = fit_overhead(&overhead_rows).map(round6);
+        *slot = FamilyWeights { text, per_message, per_call, per_response, conservative_scale };
+    }
+    out
+}
+
+/// The estimator of a fitted family.
+pub fn estimator(weights: &FamilyWeights, variant: EstimateVariant) -> CalibratedEstimator {
+    CalibratedEstimator::from_weights(*weights, variant)
+}
+
+// ---------------------------------------------------------------- statistics
+
+/// Ratios estimate ÷ actual for one group.
+#[derive(Default, Clone)]
+pub struct Ratios(pub Vec<f64>);
+
+impl Ratios {
+    pub fn push(&mut self, estimate: f64, actual: f64) {
+        if actual > 0.0 {
+            self.0.push(estimate / actual);
+        }
+    }
+    pub fn median(&self) -> f64 {
+        quantile(&self.0, 0.5)
+    }
+    pub fn p5(&self) -> f64 {
+        quantile(&self.0, 0.05)
+    }
+    pub fn p95(&self) -> f64 {
+        quantile(&self.0, 0.95)
+    }
+    pub fn mean_abs_error(&self) -> f64 {
+        self.0.iter().map(|r| (r - 1.0).abs()).sum::<f64>() / self.0.len().max(1) as f64
+    }
+    pub fn share_under(&self, limit: f64) -> f64 {
+        self.0.iter().filter(|&&r| r < limit).count() as f64 / self.0.len().max(1) as f64
+    }
+}
