@@ -11,6 +11,9 @@ pub(crate) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "words",
     "case_humps",
     "upper_letters",
+    "caps_letters",
+    "vowels",
+    "consonant_clusters",
     "latin_ext_letters",
     "cyrillic_letters",
     "greek_letters",
@@ -24,15 +27,20 @@ pub(crate) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "digits",
     "digit_runs",
     "digit_triples",
+    "space_before_digit",
     "newlines",
     "blank_lines",
     "indent_runs",
     "indent_chars",
+    "tabs",
     "ascii_punct",
     "punct_runs",
+    "punct_before_word",
     "bmp_symbols",
     "astral_symbols",
     "emoji",
+    "bmp_emoji",
+    "flags",
     "emoji_parts",
     "base64_chars",
     "hex_chars",
@@ -43,191 +51,231 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
     // universal
     FamilyWeights {
         text: [
-            0.082511, // latin_letters
-            0.624519, // words
+            0.0513757, // latin_letters
+            0.72615, // words
             0.0, // case_humps
-            0.117223, // upper_letters
-            3.62583, // latin_ext_letters
-            0.241112, // cyrillic_letters
-            7.01054, // greek_letters
-            0.500783, // other_letters
-            0.111571, // long_word_excess
-            0.634744, // han
-            0.694178, // kana
-            0.517503, // hangul
-            1.25731, // cjk_runs
+            0.0839627, // upper_letters
+            0.0, // caps_letters
+            0.0140379, // vowels
+            0.272782, // consonant_clusters
+            3.65901, // latin_ext_letters
+            0.226931, // cyrillic_letters
+            7.01759, // greek_letters
+            0.519822, // other_letters
+            0.102061, // long_word_excess
+            0.684422, // han
+            0.712971, // kana
+            0.590297, // hangul
+            1.0151, // cjk_runs
             0.0, // cjk_punct
-            0.320409, // digits
-            1.19447, // digit_runs
-            0.0, // digit_triples
-            0.608575, // newlines
+            0.0, // digits
+            0.679647, // digit_runs
+            0.727847, // digit_triples
+            0.73196, // space_before_digit
+            0.285509, // newlines
             0.0, // blank_lines
-            0.895304, // indent_runs
+            0.862451, // indent_runs
             0.0, // indent_chars
-            0.233773, // ascii_punct
-            0.439435, // punct_runs
-            0.739117, // bmp_symbols
+            0.451263, // tabs
+            0.28207, // ascii_punct
+            0.613181, // punct_runs
+            0.243842, // punct_before_word
+            0.648305, // bmp_symbols
             0.0, // astral_symbols
-            2.74983, // emoji
-            1.59923, // emoji_parts
-            0.256835, // base64_chars
-            0.0, // hex_chars
+            2.6537, // emoji
+            3.78723, // bmp_emoji
+            3.29651, // flags
+            1.43779, // emoji_parts
+            0.226862, // base64_chars
+            0.0111133, // hex_chars
         ],
         per_message: 4.17486,
-        per_call: 5.32276,
-        per_response: 1.13012e-13,
-        conservative_scale: 1.46152,
+        per_call: 0.0,
+        per_response: 5.32276,
+        conservative_scale: 1.43316,
     },
     // o200k
     FamilyWeights {
         text: [
-            0.0911494, // latin_letters
-            0.582267, // words
+            0.0488861, // latin_letters
+            0.718544, // words
             0.0, // case_humps
-            0.150938, // upper_letters
-            1.31002, // latin_ext_letters
-            0.155521, // cyrillic_letters
-            5.46776, // greek_letters
-            0.390538, // other_letters
-            0.0933563, // long_word_excess
-            0.675521, // han
-            0.71547, // kana
-            0.719071, // hangul
-            0.689296, // cjk_runs
+            0.130096, // upper_letters
+            0.0, // caps_letters
+            0.0110262, // vowels
+            0.280306, // consonant_clusters
+            1.38915, // latin_ext_letters
+            0.130888, // cyrillic_letters
+            5.18735, // greek_letters
+            0.384248, // other_letters
+            0.105536, // long_word_excess
+            0.675049, // han
+            0.715871, // kana
+            0.691281, // hangul
+            0.682265, // cjk_runs
             0.0, // cjk_punct
             0.0, // digits
-            0.518843, // digit_runs
-            1.08748, // digit_triples
-            0.58078, // newlines
+            1.06917, // digit_runs
+            0.273113, // digit_triples
+            0.94514, // space_before_digit
+            0.37652, // newlines
             0.0, // blank_lines
-            1.02899, // indent_runs
+            0.905624, // indent_runs
             0.0, // indent_chars
-            0.257869, // ascii_punct
-            0.346212, // punct_runs
-            0.872591, // bmp_symbols
+            0.533152, // tabs
+            0.300006, // ascii_punct
+            0.495217, // punct_runs
+            0.198894, // punct_before_word
+            0.850925, // bmp_symbols
             0.0, // astral_symbols
-            2.33348, // emoji
-            1.57453, // emoji_parts
-            0.216569, // base64_chars
-            0.0, // hex_chars
+            2.50952, // emoji
+            3.83801, // bmp_emoji
+            2.35829, // flags
+            1.11098, // emoji_parts
+            0.192348, // base64_chars
+            0.01637, // hex_chars
         ],
         per_message: 4.23696,
-        per_call: 2.54087,
-        per_response: 8.07229e-15,
-        conservative_scale: 1.34198,
+        per_call: 0.0,
+        per_response: 2.54087,
+        conservative_scale: 1.29104,
     },
     // cl100k
     FamilyWeights {
         text: [
-            0.0832465, // latin_letters
-            0.62539, // words
+            0.0508085, // latin_letters
+            0.741827, // words
             0.0, // case_humps
-            0.139278, // upper_letters
-            3.80844, // latin_ext_letters
-            0.353079, // cyrillic_letters
-            11.8098, // greek_letters
-            0.843417, // other_letters
-            0.108541, // long_word_excess
-            0.948944, // han
-            0.98602, // kana
-            1.22888, // hangul
-            0.940045, // cjk_runs
+            0.0930912, // upper_letters
+            0.0, // caps_letters
+            0.0, // vowels
+            0.289086, // consonant_clusters
+            4.11552, // latin_ext_letters
+            0.333948, // cyrillic_letters
+            11.4731, // greek_letters
+            0.849859, // other_letters
+            0.0837714, // long_word_excess
+            0.963391, // han
+            0.995152, // kana
+            1.18541, // hangul
+            0.874678, // cjk_runs
             0.0, // cjk_punct
-            0.102838, // digits
-            0.936723, // digit_runs
-            0.540492, // digit_triples
-            0.611331, // newlines
+            0.0, // digits
+            0.715366, // digit_runs
+            0.551425, // digit_triples
+            1.07766, // space_before_digit
+            0.412746, // newlines
             0.0, // blank_lines
-            0.995459, // indent_runs
+            0.853502, // indent_runs
             0.0, // indent_chars
-            0.236418, // ascii_punct
-            0.349936, // punct_runs
-            0.734421, // bmp_symbols
+            0.509045, // tabs
+            0.299974, // ascii_punct
+            0.500825, // punct_runs
+            0.156371, // punct_before_word
+            0.727973, // bmp_symbols
             0.0, // astral_symbols
-            2.97918, // emoji
-            3.24876, // emoji_parts
-            0.251992, // base64_chars
-            0.0, // hex_chars
+            3.20955, // emoji
+            0.737194, // bmp_emoji
+            3.39729, // flags
+            3.57026, // emoji_parts
+            0.24988, // base64_chars
+            0.0320188, // hex_chars
         ],
         per_message: 4.23696,
-        per_call: 2.54087,
-        per_response: 8.07229e-15,
-        conservative_scale: 1.36781,
+        per_call: 0.0,
+        per_response: 2.54087,
+        conservative_scale: 1.33504,
     },
     // claude
     FamilyWeights {
         text: [
-            0.0218858, // latin_letters
-            0.886073, // words
-            0.282271, // case_humps
-            0.0936319, // upper_letters
-            5.80757, // latin_ext_letters
-            0.394461, // cyrillic_letters
-            13.3562, // greek_letters
-            0.953854, // other_letters
-            0.157376, // long_word_excess
-            0.795957, // han
-            0.989228, // kana
-            1.34037, // hangul
-            0.920571, // cjk_runs
+            0.0, // latin_letters
+            0.923351, // words
+            0.279363, // case_humps
+            0.0691738, // upper_letters
+            0.0, // caps_letters
+            0.0224858, // vowels
+            0.214201, // consonant_clusters
+            6.00117, // latin_ext_letters
+            0.387247, // cyrillic_letters
+            14.0815, // greek_letters
+            1.04307, // other_letters
+            0.135965, // long_word_excess
+            0.791194, // han
+            0.991615, // kana
+            1.31635, // hangul
+            0.933918, // cjk_runs
             0.0, // cjk_punct
-            0.0540991, // digits
-            0.806867, // digit_runs
-            0.376364, // digit_triples
-            0.90482, // newlines
+            0.0, // digits
+            0.688125, // digit_runs
+            0.463191, // digit_triples
+            0.247309, // space_before_digit
+            0.914659, // newlines
             0.0, // blank_lines
             0.0, // indent_runs
             0.0, // indent_chars
-            0.18349, // ascii_punct
-            0.872267, // punct_runs
-            0.885371, // bmp_symbols
+            0.437755, // tabs
+            0.157672, // ascii_punct
+            0.884191, // punct_runs
+            0.903587, // punct_before_word
+            0.925459, // bmp_symbols
             0.0, // astral_symbols
-            2.80905, // emoji
-            2.32006, // emoji_parts
-            0.241062, // base64_chars
-            0.0, // hex_chars
+            2.86874, // emoji
+            0.0, // bmp_emoji
+            3.29998, // flags
+            2.91091, // emoji_parts
+            0.215798, // base64_chars
+            0.0387886, // hex_chars
         ],
         per_message: 3.0,
         per_call: 0.0,
         per_response: 0.0,
-        conservative_scale: 1.25285,
+        conservative_scale: 1.21818,
     },
     // qwen
     FamilyWeights {
         text: [
-            0.0832414, // latin_letters
-            0.618669, // words
+            0.0373769, // latin_letters
+            0.783084, // words
             0.0, // case_humps
-            0.131437, // upper_letters
-            3.73089, // latin_ext_letters
-            0.23093, // cyrillic_letters
-            9.15655, // greek_letters
-            0.653965, // other_letters
-            0.10901, // long_word_excess
-            0.533081, // han
-            0.57967, // kana
-            0.608655, // hangul
-            1.24039, // cjk_runs
+            0.08525, // upper_letters
+            0.0, // caps_letters
+            0.00696421, // vowels
+            0.306204, // consonant_clusters
+            4.04606, // latin_ext_letters
+            0.202772, // cyrillic_letters
+            8.75994, // greek_letters
+            0.648884, // other_letters
+            0.0995735, // long_word_excess
+            0.529391, // han
+            0.584466, // kana
+            0.549203, // hangul
+            1.2587, // cjk_runs
             0.0, // cjk_punct
-            0.969099, // digits
-            0.584151, // digit_runs
-            0.0598206, // digit_triples
-            0.570258, // newlines
-            0.0, // blank_lines
-            1.0143, // indent_runs
+            0.690175, // digits
+            0.0, // digit_runs
+            0.686667, // digit_triples
+            1.13057, // space_before_digit
+            0.344102, // newlines
+            0.00588484, // blank_lines
+            0.891451, // indent_runs
             0.0, // indent_chars
-            0.222527, // ascii_punct
-            0.390346, // punct_runs
-            0.649772, // bmp_symbols
+            0.479219, // tabs
+            0.305704, // ascii_punct
+            0.537156, // punct_runs
+            0.135801, // punct_before_word
+            0.633992, // bmp_symbols
             0.0, // astral_symbols
-            1.97908, // emoji
-            1.53283, // emoji_parts
-            0.25457, // base64_chars
-            0.0, // hex_chars
+            2.40749, // emoji
+            4.04277, // bmp_emoji
+            1.45489, // flags
+            0.967825, // emoji_parts
+            0.242197, // base64_chars
+            0.0414678, // hex_chars
         ],
         per_message: 5.22553,
-        per_call: 16.2093,
-        per_response: 3.55181e-14,
-        conservative_scale: 1.34335,
+        per_call: 0.0,
+        per_response: 16.2093,
+        conservative_scale: 1.3471,
     },
 ];

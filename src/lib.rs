@@ -29,6 +29,7 @@
 //! nothing that comes from outside can make the library panic.
 
 pub mod calibrated;
+#[cfg(not(feature = "refit"))]
 mod calibrated_weights;
 pub mod content;
 pub mod context_report;

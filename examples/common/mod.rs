@@ -239,8 +239,8 @@ pub fn history_estimate(messages: &[Value], est: &dyn Pieces) -> f64 {
 
 // ---------------------------------------------------------------- fitting
 
-/// Weighted least squares with non-negative coefficients, by coordinate
-/// descent on the normal equations. `rows` are (features, target, weight).
+/// Weighted least squares with non-negative coefficients, solved on the
+/// normal equations. `rows` are (features, target, weight).
 fn nnls(rows: &[(&[f64], f64, f64)], p: usize, ridge: f64) -> Vec<f64> {
     let mut a = vec![0.0; p * p];
     let mut b = vec![0.0; p];
@@ -260,24 +260,86 @@ fn nnls(rows: &[(&[f64], f64, f64)], p: usize, ridge: f64) -> Vec<f64> {
     for i in 0..p {
         a[i * p + i] *= 1.0 + ridge;
     }
+    active_set(&a, &b, p)
+}
+
+/// Minimizes ½βᵀAβ − bᵀβ subject to β ≥ 0 (Lawson–Hanson active set).
+fn active_set(a: &[f64], b: &[f64], p: usize) -> Vec<f64> {
     let mut beta = vec![0.0; p];
-    for _ in 0..20_000 {
-        let mut moved = 0.0f64;
-        for i in 0..p {
-            let d = a[i * p + i];
-            if d <= 0.0 {
-                continue;
+    let mut free = vec![false; p];
+    for _ in 0..(3 * p + 10) {
+        // Gradient of the objective's negative: where it is positive, a
+        // variable held at zero wants to grow.
+        let grad: Vec<f64> = (0..p).map(|i| b[i] - (0..p).map(|j| a[i * p + j] * beta[j]).sum::<f64>()).collect();
+        let scale: f64 = (0..p).map(|i| a[i * p + i]).fold(0.0, f64::max).sqrt().max(1e-300);
+        let next = (0..p)
+            .filter(|&i| !free[i] && a[i * p + i] > 0.0 && grad[i] / a[i * p + i].sqrt() > 1e-10 * scale)
+            .max_by(|&x, &y| (grad[x] / a[x * p + x].sqrt()).total_cmp(&(grad[y] / a[y * p + y].sqrt())));
+        let Some(j) = next else { break };
+        free[j] = true;
+        for _ in 0..(3 * p + 10) {
+            let z = solve_free(a, b, p, &free);
+            if (0..p).all(|i| !free[i] || z[i] > 0.0) {
+                beta = z;
+                break;
             }
-            let ab: f64 = (0..p).map(|j| a[i * p + j] * beta[j]).sum();
-            let next = (beta[i] + (b[i] - ab) / d).max(0.0);
-            moved = moved.max((next - beta[i]).abs() * d.sqrt());
-            beta[i] = next;
-        }
-        if moved < 1e-10 {
-            break;
+            let mut alpha = 1.0f64;
+            for i in 0..p {
+                if free[i] && z[i] <= 0.0 {
+                    let d = beta[i] - z[i];
+                    if d > 0.0 {
+                        alpha = alpha.min(beta[i] / d);
+                    }
+                }
+            }
+            for i in 0..p {
+                beta[i] += alpha * (z[i] - beta[i]);
+                if free[i] && beta[i] <= 1e-12 {
+                    free[i] = false;
+                    beta[i] = 0.0;
+                }
+            }
         }
     }
     beta
+}
+
+/// Solves A[F,F] z_F = b_F (Gaussian elimination with partial pivoting),
+/// z = 0 outside the free set F.
+fn solve_free(a: &[f64], b: &[f64], p: usize, free: &[bool]) -> Vec<f64> {
+    let idx: Vec<usize> = (0..p).filter(|&i| free[i]).collect();
+    let n = idx.len();
+    let mut m: Vec<Vec<f64>> = idx
+        .iter()
+        .map(|&i| {
+            let mut row: Vec<f64> = idx.iter().map(|&j| a[i * p + j]).collect();
+            row.push(b[i]);
+            row
+        })
+        .collect();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs())).unwrap_or(col);
+        m.swap(col, pivot);
+        let d = m[col][col];
+        if d.abs() < 1e-300 {
+            continue;
+        }
+        for r in 0..n {
+            if r != col {
+                let f = m[r][col] / d;
+                if f != 0.0 {
+                    for c in col..=n {
+                        m[r][c] -= f * m[col][c];
+                    }
+                }
+            }
+        }
+    }
+    let mut z = vec![0.0; p];
+    for (k, &i) in idx.iter().enumerate() {
+        z[i] = if m[k][k].abs() < 1e-300 { 0.0 } else { m[k][n] / m[k][k] };
+    }
+    z
 }
 
 /// Fits text weights minimizing the mean relative |error| (iteratively
@@ -340,13 +402,7 @@ fn round6(x: f64) -> f64 {
 
 /// Fits every family's weights on the given samples and histories.
 pub fn fit_all(samples: &[&Sample], histories: &[&History]) -> [FamilyWeights; 5] {
-    let mut out = [FamilyWeights {
-        text: [0.0; FEATURE_COUNT],
-        per_message: 0.0,
-        per_call: 0.0,
-        per_response: 0.0,
-        conservative_scale: 1.0,
-    }; 5];
+    let mut out = [FamilyWeights::ZERO; 5];
     for (slot, family) in out.iter_mut().zip(TokenizerFamily::ALL) {
         // Universal: every sample once per tokenizer.
         let which: Vec<usize> = match TOKENIZERS.iter().position(|t| *t == family) {
