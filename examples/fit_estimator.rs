@@ -85,10 +85,14 @@ fn render(
             let _ = writeln!(s, "            {v:?}, // {n}");
         }
         let _ = writeln!(s, "        ],");
+        let _ = writeln!(s, "        conservative_text: [");
+        for (v, n) in w.conservative_text.iter().zip(FEATURE_NAMES) {
+            let _ = writeln!(s, "            {v:?}, // {n}");
+        }
+        let _ = writeln!(s, "        ],");
         let _ = writeln!(s, "        per_message: {:?},", w.per_message);
         let _ = writeln!(s, "        per_call: {:?},", w.per_call);
         let _ = writeln!(s, "        per_response: {:?},", w.per_response);
-        let _ = writeln!(s, "        conservative_scale: {:?},", w.conservative_scale);
         let _ = writeln!(s, "    }},");
     }
     let _ = writeln!(s, "];");

@@ -519,8 +519,12 @@ pub enum EstimateVariant {
 /// Weights of one tokenizer family (one row of the generated table).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FamilyWeights {
-    /// Tokens per unit of each count of [`TextFeatures`].
+    /// Tokens per unit of each count of [`TextFeatures`], unbiased
+    /// ([`EstimateVariant::Calibrated`]).
     pub text: [f64; FEATURE_COUNT],
+    /// The same for [`EstimateVariant::Conservative`]: fitted on a high
+    /// quantile and scaled, so content types that vary more get more margin.
+    pub conservative_text: [f64; FEATURE_COUNT],
     /// Chat-template tokens per message (role markers, separators).
     pub per_message: f64,
     /// Template tokens around one function call, beyond its name and
@@ -528,8 +532,6 @@ pub struct FamilyWeights {
     pub per_call: f64,
     /// Template tokens around one function response, beyond its output.
     pub per_response: f64,
-    /// Factor on content for [`EstimateVariant::Conservative`].
-    pub conservative_scale: f64,
 }
 
 impl FamilyWeights {
@@ -539,7 +541,7 @@ impl FamilyWeights {
         per_message: 0.0,
         per_call: 0.0,
         per_response: 0.0,
-        conservative_scale: 1.0,
+        conservative_text: [0.0; FEATURE_COUNT],
     };
 }
 
@@ -572,13 +574,6 @@ impl CalibratedEstimator {
         CalibratedEstimator { weights, variant }
     }
 
-    fn content_scale(&self) -> f64 {
-        match self.variant {
-            EstimateVariant::Calibrated => 1.0,
-            EstimateVariant::Conservative => self.weights.conservative_scale,
-        }
-    }
-
     /// Tokens of plain text (text and thought parts).
     pub fn text(&self, text: &str) -> f64 {
         self.features(&scan(text))
@@ -586,7 +581,11 @@ impl CalibratedEstimator {
 
     /// Tokens for already scanned counts.
     pub fn features(&self, features: &TextFeatures) -> f64 {
-        features.dot(&self.weights.text).max(0.0) * self.content_scale()
+        let weights = match self.variant {
+            EstimateVariant::Calibrated => &self.weights.text,
+            EstimateVariant::Conservative => &self.weights.conservative_text,
+        };
+        features.dot(weights).max(0.0)
     }
 
     /// Tokens of a `functionCall` part: what a provider sends is the name

@@ -89,10 +89,48 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
             0.226862, // base64_chars
             0.0111133, // hex_chars
         ],
+        conservative_text: [
+            0.00175056, // latin_letters
+            0.828592, // words
+            0.320027, // case_humps
+            0.240699, // upper_letters
+            0.0, // caps_letters
+            0.0966214, // vowels
+            0.936217, // consonant_clusters
+            6.63627, // latin_ext_letters
+            0.468096, // cyrillic_letters
+            9.59785, // greek_letters
+            0.710952, // other_letters
+            0.0, // long_word_excess
+            1.09441, // han
+            0.89789, // kana
+            1.37807, // hangul
+            0.895047, // cjk_runs
+            0.231287, // cjk_punct
+            0.463738, // digits
+            0.135998, // digit_runs
+            0.705857, // digit_triples
+            0.852045, // space_before_digit
+            0.503361, // newlines
+            0.0, // blank_lines
+            0.218397, // indent_runs
+            0.0, // indent_chars
+            0.442523, // tabs
+            0.278707, // ascii_punct
+            0.738272, // punct_runs
+            0.669573, // punct_before_word
+            0.949687, // bmp_symbols
+            0.0, // astral_symbols
+            3.02368, // emoji
+            4.71829, // bmp_emoji
+            4.84326, // flags
+            3.02187, // emoji_parts
+            0.00475066, // base64_chars
+            0.0, // hex_chars
+        ],
         per_message: 4.17486,
         per_call: 0.0,
         per_response: 5.32276,
-        conservative_scale: 1.43316,
     },
     // o200k
     FamilyWeights {
@@ -135,10 +173,48 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
             0.192348, // base64_chars
             0.01637, // hex_chars
         ],
+        conservative_text: [
+            0.0696832, // latin_letters
+            0.710486, // words
+            0.0, // case_humps
+            0.293864, // upper_letters
+            0.0, // caps_letters
+            0.0, // vowels
+            0.854793, // consonant_clusters
+            3.86848, // latin_ext_letters
+            0.199596, // cyrillic_letters
+            0.0, // greek_letters
+            0.0, // other_letters
+            0.0, // long_word_excess
+            0.710067, // han
+            0.680829, // kana
+            0.373376, // hangul
+            1.40072, // cjk_runs
+            0.0, // cjk_punct
+            0.0, // digits
+            1.25424, // digit_runs
+            0.0, // digit_triples
+            0.961291, // space_before_digit
+            0.099096, // newlines
+            0.0, // blank_lines
+            0.927694, // indent_runs
+            0.0, // indent_chars
+            0.630078, // tabs
+            0.241895, // ascii_punct
+            0.673251, // punct_runs
+            0.406372, // punct_before_word
+            0.770372, // bmp_symbols
+            0.0, // astral_symbols
+            3.25912, // emoji
+            2.04967, // bmp_emoji
+            3.01894, // flags
+            0.965251, // emoji_parts
+            0.0154685, // base64_chars
+            0.0, // hex_chars
+        ],
         per_message: 4.23696,
         per_call: 0.0,
         per_response: 2.54087,
-        conservative_scale: 1.29104,
     },
     // cl100k
     FamilyWeights {
@@ -181,10 +257,48 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
             0.24988, // base64_chars
             0.0320188, // hex_chars
         ],
+        conservative_text: [
+            0.0537452, // latin_letters
+            0.689017, // words
+            0.0, // case_humps
+            0.288475, // upper_letters
+            0.0, // caps_letters
+            0.0627816, // vowels
+            1.02139, // consonant_clusters
+            6.43994, // latin_ext_letters
+            0.42317, // cyrillic_letters
+            2.35693, // greek_letters
+            0.174588, // other_letters
+            0.0, // long_word_excess
+            1.28039, // han
+            0.924674, // kana
+            1.13171, // hangul
+            1.06109, // cjk_runs
+            0.0, // cjk_punct
+            0.115079, // digits
+            1.15871, // digit_runs
+            0.0, // digit_triples
+            0.774745, // space_before_digit
+            0.0746678, // newlines
+            0.0, // blank_lines
+            1.00579, // indent_runs
+            0.0, // indent_chars
+            0.656558, // tabs
+            0.209785, // ascii_punct
+            0.674126, // punct_runs
+            0.409762, // punct_before_word
+            0.572522, // bmp_symbols
+            0.0, // astral_symbols
+            3.51539, // emoji
+            1.80212, // bmp_emoji
+            5.28784, // flags
+            2.88322, // emoji_parts
+            0.0, // base64_chars
+            0.0, // hex_chars
+        ],
         per_message: 4.23696,
         per_call: 0.0,
         per_response: 2.54087,
-        conservative_scale: 1.33504,
     },
     // claude
     FamilyWeights {
@@ -227,10 +341,48 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
             0.215798, // base64_chars
             0.0387886, // hex_chars
         ],
+        conservative_text: [
+            0.0281607, // latin_letters
+            0.855394, // words
+            0.0, // case_humps
+            0.292516, // upper_letters
+            0.0, // caps_letters
+            0.0, // vowels
+            1.06404, // consonant_clusters
+            7.78144, // latin_ext_letters
+            0.473887, // cyrillic_letters
+            5.75541, // greek_letters
+            0.426327, // other_letters
+            0.0307268, // long_word_excess
+            1.02174, // han
+            0.889259, // kana
+            1.29863, // hangul
+            0.992954, // cjk_runs
+            0.0994394, // cjk_punct
+            0.0, // digits
+            1.07842, // digit_runs
+            0.0, // digit_triples
+            0.0895032, // space_before_digit
+            0.583569, // newlines
+            0.0, // blank_lines
+            0.0554342, // indent_runs
+            2.4903e-5, // indent_chars
+            0.48532, // tabs
+            0.116371, // ascii_punct
+            1.04899, // punct_runs
+            1.09499, // punct_before_word
+            0.92952, // bmp_symbols
+            0.0, // astral_symbols
+            2.97016, // emoji
+            5.74196, // bmp_emoji
+            3.735, // flags
+            2.73214, // emoji_parts
+            0.0, // base64_chars
+            0.0, // hex_chars
+        ],
         per_message: 3.0,
         per_call: 0.0,
         per_response: 0.0,
-        conservative_scale: 1.21818,
     },
     // qwen
     FamilyWeights {
@@ -273,9 +425,47 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
             0.242197, // base64_chars
             0.0414678, // hex_chars
         ],
+        conservative_text: [
+            0.0306702, // latin_letters
+            0.68204, // words
+            0.0, // case_humps
+            0.278663, // upper_letters
+            0.0, // caps_letters
+            0.11242, // vowels
+            1.05666, // consonant_clusters
+            5.98457, // latin_ext_letters
+            0.270857, // cyrillic_letters
+            0.0, // greek_letters
+            0.0, // other_letters
+            0.0, // long_word_excess
+            0.502934, // han
+            0.548626, // kana
+            0.284164, // hangul
+            2.00542, // cjk_runs
+            0.0, // cjk_punct
+            0.647382, // digits
+            0.443683, // digit_runs
+            0.289653, // digit_triples
+            0.966519, // space_before_digit
+            0.201812, // newlines
+            0.0, // blank_lines
+            0.7768, // indent_runs
+            0.0, // indent_chars
+            0.561027, // tabs
+            0.172686, // ascii_punct
+            0.730535, // punct_runs
+            0.555863, // punct_before_word
+            0.423985, // bmp_symbols
+            0.0, // astral_symbols
+            2.6084, // emoji
+            6.55417, // bmp_emoji
+            3.33134, // flags
+            0.21414, // emoji_parts
+            0.0, // base64_chars
+            0.0, // hex_chars
+        ],
         per_message: 5.22553,
         per_call: 0.0,
         per_response: 16.2093,
-        conservative_scale: 1.3471,
     },
 ];
