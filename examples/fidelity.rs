@@ -21,10 +21,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{History, Pieces, Ratios, Sample, SpecRule, TOKENIZERS};
-use compaction_core::calibrated::{
-    CalibratedEstimator, EstimateVariant, FamilyWeights, TokenizerFamily,
-};
+use common::{History, Ratios, Sample, TOKENIZERS};
+use compaction_core::TextEstimator;
+use compaction_core::calibrated::{EstimateVariant, FamilyWeights, TokenizerFamily};
 
 const VARIANTS: [&str; 3] = ["calibrated", "conservative", "reference"];
 
@@ -61,13 +60,17 @@ fn run() -> Result<(), String> {
     };
 
     match folds {
-        None => println!("# Fidelity, shipped weights (in-sample if {corpus} was used to fit them)\n"),
-        Some(k) => println!("# Fidelity, {k}-fold cross-validated (each figure from weights fitted without its sample)\n"),
+        None => {
+            println!("# Fidelity, shipped weights (in-sample if {corpus} was used to fit them)\n")
+        }
+        Some(k) => println!(
+            "# Fidelity, {k}-fold cross-validated (each figure from weights fitted without its sample)\n"
+        ),
     }
     let text = text_ratios(&samples, folds);
     print_text(&text);
     if !histories.is_empty() {
-        let hist = history_ratios(&samples, &histories, folds);
+        let hist = history_ratios(&samples, &histories, folds)?;
         print_histories(&hist);
         print_summary(&text, Some(&hist));
     } else {
@@ -78,10 +81,6 @@ fn run() -> Result<(), String> {
 
 /// Ratios keyed by (family, variant, category); category "ALL" pools all.
 type Table = BTreeMap<(usize, usize, String), Ratios>;
-
-fn family_index(f: TokenizerFamily) -> usize {
-    TokenizerFamily::ALL.iter().position(|x| *x == f).unwrap_or(0)
-}
 
 fn shipped() -> [FamilyWeights; 5] {
     TokenizerFamily::ALL.map(|f| *f.weights())
@@ -103,16 +102,28 @@ fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
         let weights = match folds {
             None => shipped(),
             Some(_) => {
-                let train: Vec<&Sample> =
-                    samples.iter().zip(&fold_of).filter(|(_, f)| **f != fold).map(|(s, _)| s).collect();
+                let train: Vec<&Sample> = samples
+                    .iter()
+                    .zip(&fold_of)
+                    .filter(|(_, f)| **f != fold)
+                    .map(|(s, _)| s)
+                    .collect();
                 common::fit_all(&train, &[])
             }
         };
-        for (s, _) in samples.iter().zip(&fold_of).filter(|(_, f)| folds.is_none() || **f == fold) {
+        for (s, _) in samples
+            .iter()
+            .zip(&fold_of)
+            .filter(|(_, f)| folds.is_none() || **f == fold)
+        {
             for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
                 let estimates = [
-                    common::estimator(&weights[fi], EstimateVariant::Calibrated).text(&s.text).ceil(),
-                    common::estimator(&weights[fi], EstimateVariant::Conservative).text(&s.text).ceil(),
+                    common::estimator(&weights[fi], EstimateVariant::Calibrated)
+                        .text(&s.text)
+                        .ceil(),
+                    common::estimator(&weights[fi], EstimateVariant::Conservative)
+                        .text(&s.text)
+                        .ceil(),
                     (s.utf16_len / 4.0).ceil(),
                 ];
                 for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
@@ -135,17 +146,29 @@ fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
     table
 }
 
-fn history_ratios(samples: &[Sample], histories: &[History], folds: Option<usize>) -> Table {
+fn history_ratios(
+    samples: &[Sample],
+    histories: &[History],
+    folds: Option<usize>,
+) -> Result<Table, String> {
     let mut table = Table::new();
     let k = folds.unwrap_or(1);
     for fold in 0..k {
-        let held_out: Vec<&History> =
-            histories.iter().enumerate().filter(|(i, _)| folds.is_none() || i % k == fold).map(|(_, h)| h).collect();
+        let held_out: Vec<&History> = histories
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| folds.is_none() || i % k == fold)
+            .map(|(_, h)| h)
+            .collect();
         let weights = match folds {
             None => shipped(),
             Some(_) => {
-                let train_h: Vec<&History> =
-                    histories.iter().enumerate().filter(|(i, _)| i % k != fold).map(|(_, h)| h).collect();
+                let train_h: Vec<&History> = histories
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % k != fold)
+                    .map(|(_, h)| h)
+                    .collect();
                 let train_s: Vec<&Sample> = samples
                     .iter()
                     .filter(|s| !held_out.iter().any(|h| h.outputs.contains(&s.text)))
@@ -157,22 +180,28 @@ fn history_ratios(samples: &[Sample], histories: &[History], folds: Option<usize
             for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
                 let cal = common::estimator(&weights[fi], EstimateVariant::Calibrated);
                 let cons = common::estimator(&weights[fi], EstimateVariant::Conservative);
-                let estimators: [&dyn Pieces; 3] = [&cal, &cons, &SpecRule];
-                let estimates = estimators.map(|e| common::history_estimate(&h.messages, e));
+                let estimates = [
+                    common::history_estimate(&h.messages, &cal),
+                    common::history_estimate(&h.messages, &cons),
+                    common::reference_estimate(&h.messages)?,
+                ];
                 for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
                     if family != TokenizerFamily::Universal && family != tok {
                         continue;
                     }
                     for (vi, e) in estimates.iter().enumerate() {
                         for group in [format!("lang:{}", h.lang), "ALL".to_string()] {
-                            table.entry((fi, vi, group)).or_default().push(*e, h.tokens[ti]);
+                            table
+                                .entry((fi, vi, group))
+                                .or_default()
+                                .push(*e, h.tokens[ti]);
                         }
                     }
                 }
             }
         }
     }
-    table
+    Ok(table)
 }
 
 fn row(r: &Ratios) -> String {
@@ -188,7 +217,11 @@ fn row(r: &Ratios) -> String {
 
 fn print_table(title: &str, table: &Table) {
     for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
-        let against = if family == TokenizerFamily::Universal { "all four tokenizers" } else { family.name() };
+        let against = if family == TokenizerFamily::Universal {
+            "all four tokenizers"
+        } else {
+            family.name()
+        };
         println!("## {title}: {} weights vs {against}\n", family.name());
         println!(
             "{:<14} {:>5} | {:^33} | {:^33} | {:^33}",
@@ -198,17 +231,26 @@ fn print_table(title: &str, table: &Table) {
             "{:<14} {:>5} | {h} | {h} | {h}",
             "",
             "",
-            h = format!("{:>5} {:>5} {:>5} {:>6} {:>6}", "med", "p5", "p95", "|err|", "<0.9")
+            h = format!(
+                "{:>5} {:>5} {:>5} {:>6} {:>6}",
+                "med", "p5", "p95", "|err|", "<0.9"
+            )
         );
-        let mut groups: Vec<&String> =
-            table.keys().filter(|(f, v, _)| *f == fi && *v == 0).map(|(_, _, c)| c).collect();
+        let mut groups: Vec<&String> = table
+            .keys()
+            .filter(|(f, v, _)| *f == fi && *v == 0)
+            .map(|(_, _, c)| c)
+            .collect();
         groups.sort_by_key(|c| (c.as_str() == "ALL", c.to_string()));
         for g in groups {
             let cells: Vec<String> = (0..3)
                 .map(|vi| table.get(&(fi, vi, g.clone())).map_or(String::new(), row))
                 .collect();
             let n = table.get(&(fi, 0, g.clone())).map_or(0, |r| r.0.len());
-            println!("{g:<14} {n:>5} | {} | {} | {}", cells[0], cells[1], cells[2]);
+            println!(
+                "{g:<14} {n:>5} | {} | {} | {}",
+                cells[0], cells[1], cells[2]
+            );
         }
         println!();
     }
@@ -226,10 +268,21 @@ fn print_summary(text: &Table, hist: Option<&Table>) {
     println!("## Summary\n");
     println!(
         "{:<10} | {:>7} {:>16} | {:>9} {:>9} | {:>26} | {:>15} | {:>9}",
-        "family", "|err|", "worst cat. med.", "cons<0.9", "cons med", "hist cal med/p5/p95", "hist cons p5/med", "hist ref"
+        "family",
+        "|err|",
+        "worst cat. med.",
+        "cons<0.9",
+        "cons med",
+        "hist cal med/p5/p95",
+        "hist cons p5/med",
+        "hist ref"
     );
     for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
-        let all = |vi: usize| text.get(&(fi, vi, "ALL".to_string())).cloned().unwrap_or_default();
+        let all = |vi: usize| {
+            text.get(&(fi, vi, "ALL".to_string()))
+                .cloned()
+                .unwrap_or_default()
+        };
         let worst = text
             .iter()
             .filter(|((f, v, c), _)| *f == fi && *v == 0 && c != "ALL")
@@ -238,7 +291,11 @@ fn print_summary(text: &Table, hist: Option<&Table>) {
         let worst = worst.map_or(String::new(), |(c, m)| format!("{m:.3} {c}"));
         let hist_cells = match hist {
             Some(h) => {
-                let g = |vi: usize| h.get(&(fi, vi, "ALL".to_string())).cloned().unwrap_or_default();
+                let g = |vi: usize| {
+                    h.get(&(fi, vi, "ALL".to_string()))
+                        .cloned()
+                        .unwrap_or_default()
+                };
                 let (c, k, r) = (g(0), g(1), g(2));
                 format!(
                     "{:>8.3} {:>8.3} {:>8.3} | {:>7.3} {:>7.3} | {:>9.3}",
@@ -263,6 +320,3 @@ fn print_summary(text: &Table, hist: Option<&Table>) {
     }
     println!();
 }
-
-#[allow(dead_code)]
-fn _uses(_: CalibratedEstimator) {}

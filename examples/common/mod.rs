@@ -7,9 +7,10 @@
 use std::collections::HashSet;
 
 use compaction_core::calibrated::{
-    call_features, response_features, scan, CalibratedEstimator, EstimateVariant, FamilyWeights,
-    TextFeatures, TokenizerFamily, FEATURE_COUNT,
+    CalibratedEstimator, EstimateVariant, FEATURE_COUNT, FamilyWeights, TextFeatures,
+    TokenizerFamily, call_features, response_features, scan,
 };
+use compaction_core::{Content, EstimateOptions, TextEstimator, estimate_content_tokens};
 use serde_json::{Map, Value};
 
 /// The tokenizers the corpus counts, in the order of `Sample::tokens`.
@@ -75,7 +76,8 @@ fn read_lines(path: &str) -> Result<Vec<Value>, String> {
 }
 
 fn field<'a>(v: &'a Value, name: &str, path: &str) -> Result<&'a Value, String> {
-    v.get(name).ok_or_else(|| format!("{path}: a line has no `{name}`"))
+    v.get(name)
+        .ok_or_else(|| format!("{path}: a line has no `{name}`"))
 }
 
 fn tokens_of(v: &Value, name: &str, path: &str) -> Result<[f64; 4], String> {
@@ -91,7 +93,10 @@ fn tokens_of(v: &Value, name: &str, path: &str) -> Result<[f64; 4], String> {
 }
 
 fn str_of(v: &Value, name: &str, path: &str) -> Result<String, String> {
-    Ok(field(v, name, path)?.as_str().unwrap_or_default().to_string())
+    Ok(field(v, name, path)?
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
 }
 
 pub fn load_samples(path: &str) -> Result<Vec<Sample>, String> {
@@ -148,7 +153,9 @@ pub fn load_histories(path: &str) -> Result<Vec<History>, String> {
                     } else if let Some(Value::Object(r)) = p.get("functionResponse") {
                         h.n_responses += 1.0;
                         h.content.add(&response_features(r));
-                        if let Some(Value::String(o)) = r.get("response").and_then(|b| b.get("output")) {
+                        if let Some(Value::String(o)) =
+                            r.get("response").and_then(|b| b.get("output"))
+                        {
                             h.outputs.insert(o.clone());
                         }
                     }
@@ -168,61 +175,12 @@ fn parts(message: &Value) -> impl Iterator<Item = &Map<String, Value>> {
         .filter_map(Value::as_object)
 }
 
-/// How an estimator prices the pieces of a message: the part walk of the
-/// library's estimate.rs, written out here so the examples run without it.
-pub trait Pieces {
-    fn text(&self, text: &str) -> f64;
-    fn function_call(&self, call: &Map<String, Value>) -> f64;
-    fn function_response(&self, response: &Map<String, Value>) -> f64;
-    fn unknown_json(&self, json: &str) -> f64;
-    fn per_message(&self) -> f64;
-}
-
-impl Pieces for CalibratedEstimator {
-    fn text(&self, text: &str) -> f64 {
-        CalibratedEstimator::text(self, text)
-    }
-    fn function_call(&self, call: &Map<String, Value>) -> f64 {
-        CalibratedEstimator::function_call(self, call)
-    }
-    fn function_response(&self, response: &Map<String, Value>) -> f64 {
-        CalibratedEstimator::function_response(self, response)
-    }
-    fn unknown_json(&self, json: &str) -> f64 {
-        CalibratedEstimator::unknown_json(self, json)
-    }
-    fn per_message(&self) -> f64 {
-        CalibratedEstimator::per_message(self)
-    }
-}
-
-/// The spec's rule: UTF-16 length ÷ 4 for text, JSON ÷ 2 for calls and responses.
-pub struct SpecRule;
-
-fn utf16(s: &str) -> f64 {
-    s.encode_utf16().count() as f64
-}
-
-impl Pieces for SpecRule {
-    fn text(&self, text: &str) -> f64 {
-        utf16(text) / 4.0
-    }
-    fn function_call(&self, call: &Map<String, Value>) -> f64 {
-        utf16(&Value::Object(call.clone()).to_string()) / 2.0
-    }
-    fn function_response(&self, response: &Map<String, Value>) -> f64 {
-        utf16(&Value::Object(response.clone()).to_string()) / 2.0
-    }
-    fn unknown_json(&self, json: &str) -> f64 {
-        utf16(json) / 4.0
-    }
-    fn per_message(&self) -> f64 {
-        0.0
-    }
-}
-
-/// Estimated tokens of a history, rounded up once.
-pub fn history_estimate(messages: &[Value], est: &dyn Pieces) -> f64 {
+/// Estimated tokens of a history, rounded up once: the part walk of
+/// `estimate.rs` for the part kinds the histories hold, written out because
+/// the library's walk takes an `Estimator` setting and cross-validation needs
+/// weights fitted on the fly. The reference rule goes through the library's
+/// own `estimate_content_tokens` (see `reference_estimate`).
+pub fn history_estimate(messages: &[Value], est: &dyn TextEstimator) -> f64 {
     let mut total = 0.0;
     for m in messages {
         total += est.per_message();
@@ -241,6 +199,13 @@ pub fn history_estimate(messages: &[Value], est: &dyn Pieces) -> f64 {
         }
     }
     total.ceil()
+}
+
+/// The spec's rule on a history, by the library's own code.
+pub fn reference_estimate(messages: &[Value]) -> Result<f64, String> {
+    let contents = Content::list_from_value(Value::Array(messages.to_vec()), "history")
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(estimate_content_tokens(&contents, &EstimateOptions::default()) as f64)
 }
 
 // ---------------------------------------------------------------- fitting
@@ -276,11 +241,21 @@ fn active_set(a: &[f64], b: &[f64], p: usize) -> Vec<f64> {
     for _ in 0..(3 * p + 10) {
         // Gradient of the objective's negative: where it is positive, a
         // variable held at zero wants to grow.
-        let grad: Vec<f64> = (0..p).map(|i| b[i] - (0..p).map(|j| a[i * p + j] * beta[j]).sum::<f64>()).collect();
-        let scale: f64 = (0..p).map(|i| a[i * p + i]).fold(0.0, f64::max).sqrt().max(1e-300);
+        let grad: Vec<f64> = (0..p)
+            .map(|i| b[i] - (0..p).map(|j| a[i * p + j] * beta[j]).sum::<f64>())
+            .collect();
+        let scale: f64 = (0..p)
+            .map(|i| a[i * p + i])
+            .fold(0.0, f64::max)
+            .sqrt()
+            .max(1e-300);
         let next = (0..p)
-            .filter(|&i| !free[i] && a[i * p + i] > 0.0 && grad[i] / a[i * p + i].sqrt() > 1e-10 * scale)
-            .max_by(|&x, &y| (grad[x] / a[x * p + x].sqrt()).total_cmp(&(grad[y] / a[y * p + y].sqrt())));
+            .filter(|&i| {
+                !free[i] && a[i * p + i] > 0.0 && grad[i] / a[i * p + i].sqrt() > 1e-10 * scale
+            })
+            .max_by(|&x, &y| {
+                (grad[x] / a[x * p + x].sqrt()).total_cmp(&(grad[y] / a[y * p + y].sqrt()))
+            });
         let Some(j) = next else { break };
         free[j] = true;
         for _ in 0..(3 * p + 10) {
@@ -324,26 +299,31 @@ fn solve_free(a: &[f64], b: &[f64], p: usize, free: &[bool]) -> Vec<f64> {
         })
         .collect();
     for col in 0..n {
-        let pivot = (col..n).max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs())).unwrap_or(col);
+        let pivot = (col..n)
+            .max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs()))
+            .unwrap_or(col);
         m.swap(col, pivot);
         let d = m[col][col];
         if d.abs() < 1e-300 {
             continue;
         }
-        for r in 0..n {
-            if r != col {
-                let f = m[r][col] / d;
-                if f != 0.0 {
-                    for c in col..=n {
-                        m[r][c] -= f * m[col][c];
-                    }
+        let pivot_row = m[col].clone();
+        for (r, row) in m.iter_mut().enumerate() {
+            let f = row[col] / d;
+            if r != col && f != 0.0 {
+                for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= f * p;
                 }
             }
         }
     }
     let mut z = vec![0.0; p];
     for (k, &i) in idx.iter().enumerate() {
-        z[i] = if m[k][k].abs() < 1e-300 { 0.0 } else { m[k][n] / m[k][k] };
+        z[i] = if m[k][k].abs() < 1e-300 {
+            0.0
+        } else {
+            m[k][n] / m[k][k]
+        };
     }
     z
 }
@@ -437,7 +417,13 @@ pub fn fit_all(samples: &[&Sample], histories: &[&History]) -> [FamilyWeights; 5
             })
             .collect();
         let [per_message, per_call, per_response] = fit_overhead(&overhead_rows).map(round6);
-        *slot = FamilyWeights { text, conservative_text, per_message, per_call, per_response };
+        *slot = FamilyWeights {
+            text,
+            conservative_text,
+            per_message,
+            per_call,
+            per_response,
+        };
     }
     out
 }
