@@ -27,13 +27,14 @@ const MAX_DEPTH: usize = 256;
 /// deserializer (with core's float formatting in its error messages) beside
 /// serde_json's.
 pub fn json(value: JsValue, name: &str) -> Result<Value, JsValue> {
-    to_json(&value, 0)
-        .map_err(|what| invalid_argument(format!("{name} is not plain data: {what}")))
+    to_json(&value, 0).map_err(|what| invalid_argument(format!("{name} is not plain data: {what}")))
 }
 
 fn to_json(value: &JsValue, depth: usize) -> Result<Value, String> {
     if depth > MAX_DEPTH {
-        return Err(format!("nested more than {MAX_DEPTH} levels deep (a cycle?)"));
+        return Err(format!(
+            "nested more than {MAX_DEPTH} levels deep (a cycle?)"
+        ));
     }
     if value.is_null() || value.is_undefined() {
         return Ok(Value::Null);
@@ -97,8 +98,27 @@ pub fn typed<T: DeserializeOwned>(value: JsValue, name: &str) -> Result<T, JsVal
             js_type(&value)
         )));
     }
-    serde_json::from_value(json(value, name)?)
-        .map_err(|e| invalid_argument(format!("{name}: {e}")))
+    from_json(json(value, name)?, name)
+}
+
+/// JSON data read into a typed struct. serde's messages do not say which
+/// field was wrong, so on an error each field is tried alone to name it.
+pub fn from_json<T: DeserializeOwned>(value: Value, name: &str) -> Result<T, JsValue> {
+    let error = match T::deserialize(&value) {
+        Ok(typed) => return Ok(typed),
+        Err(error) => error,
+    };
+    if let Value::Object(map) = &value {
+        for (key, field) in map {
+            let alone = Value::Object(std::iter::once((key.clone(), field.clone())).collect());
+            if let Err(e) = T::deserialize(&alone)
+                && !e.to_string().starts_with("missing field")
+            {
+                return Err(invalid_argument(format!("{name}.{key}: {e}")));
+            }
+        }
+    }
+    Err(invalid_argument(format!("{name}: {error}")))
 }
 
 /// A message list.
