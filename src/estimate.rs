@@ -232,6 +232,16 @@ pub fn estimate_content_tokens(contents: &[Content], options: &EstimateOptions) 
     total.ceil() as u64
 }
 
+/// Estimated tokens of one text under the selected estimator, rounded up.
+///
+/// ```
+/// use compaction_core::{estimate::estimate_text_tokens, EstimateOptions};
+/// assert_eq!(estimate_text_tokens("hello world", &EstimateOptions::default()), 3);
+/// ```
+pub fn estimate_text_tokens(text: &str, options: &EstimateOptions) -> u64 {
+    options.text_estimator().get().text(text).ceil() as u64
+}
+
 /// Estimated size of the prompt about to be sent.
 ///
 /// With a usage anchor from the previous response (a

@@ -147,3 +147,14 @@ test("estimators: reference by default, calibrated and conservative per tokenize
   throwsCode(() => cc.estimateContentTokens(zh, { estimator: "tiktoken" }), "INVALID_ARGUMENT", /estimator/);
   throwsCode(() => cc.estimateContentTokens(zh, { tokenizer: "gpt2" }), "INVALID_ARGUMENT", /tokenizer/);
 });
+
+test("estimateTextTokens: one text under each estimator", () => {
+  assert.equal(cc.estimateTextTokens("hello world"), 3);
+  assert.equal(cc.estimateTextTokens(""), 0);
+  const zh = "上下文压缩保留任务状态和用户的要求。".repeat(30);
+  assert.equal(cc.estimateTextTokens(zh), Math.ceil(zh.length / 4));
+  assert.ok(cc.estimateTextTokens(zh, { estimator: "calibrated", tokenizer: "o200k" }) > Math.ceil(zh.length / 4));
+  const code = "fn main() { println!(\"hello\"); }\n".repeat(20);
+  assert.ok(cc.estimateTextTokens(code, { estimator: "conservative" }) >= cc.estimateTextTokens(code, { estimator: "calibrated" }));
+  throwsCode(() => cc.estimateTextTokens(42), "INVALID_ARGUMENT", /text must be a string/);
+});
