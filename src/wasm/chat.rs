@@ -54,7 +54,8 @@ const LEGACY_OPTION_WARNING: &str = "compaction-core: hasFailedCompressionAttemp
 /// The statuses of a compaction, numbered as in the reference
 /// implementation (1–6) plus this library's 7 and 8.
 #[wasm_bindgen]
-#[allow(non_camel_case_types)]
+// Named as the reference spells them, which is what JS code switches on.
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 #[derive(Clone, Copy)]
 pub enum CompressionStatus {
     /// The history was compacted: use the result's `history`.
