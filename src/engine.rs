@@ -12,6 +12,7 @@ use crate::estimate::{
     EstimateOptions, Estimator, estimate_content_tokens, estimate_prompt_tokens, message_tokens,
 };
 use crate::ladder::{MAX_CONSECUTIVE_FAILURES, Thresholds, Tier, compute_thresholds, current_tier};
+use crate::read::Fields;
 use crate::retention::{RetentionSettings, split_point};
 use crate::settings::Settings;
 use crate::summary_request::{
@@ -88,6 +89,59 @@ impl From<RawCompactionOptions> for CompactionOptions {
 }
 
 impl CompactionOptions {
+    /// The option names [`CompactionOptions::from_json`] reads.
+    pub const FIELDS: [&'static str; 7] = [
+        "imageTokenEstimate",
+        "estimator",
+        "tokenizer",
+        "excludeMessages",
+        "excludeContextWindowPercent",
+        "systemPrompt",
+        "extraInstructions",
+    ];
+
+    /// Reads options from plain JSON over the defaults (`null` gives the
+    /// defaults). Unknown fields are errors that list the known ones; `code`
+    /// is the error code to report (`INVALID_ARGUMENT` for a host's options,
+    /// `INVALID_STATE` inside a saved state).
+    ///
+    /// ```
+    /// use compaction_core::{CompactionOptions, Estimator};
+    /// let o = CompactionOptions::from_json(&serde_json::json!({ "excludeMessages": 4 }), "options", compaction_core::ErrorCode::InvalidArgument).unwrap();
+    /// assert_eq!((o.retention.exclude_messages, o.estimate.estimator), (4, Estimator::Conservative));
+    /// ```
+    pub fn from_json(
+        value: &Value,
+        path: &str,
+        code: ErrorCode,
+    ) -> Result<CompactionOptions, Error> {
+        let fields = Fields::of(value, path, code)?;
+        fields.only(&Self::FIELDS)?;
+        let defaults = CompactionOptions::default();
+        let text = |key: &str| -> Result<Option<String>, Error> {
+            Ok(fields.string(key)?.map(str::to_string))
+        };
+        Ok(CompactionOptions {
+            estimate: EstimateOptions::read_fields(&fields, defaults.estimate)?,
+            retention: RetentionSettings {
+                exclude_messages: fields
+                    .whole("excludeMessages", f64::from(u32::MAX))?
+                    .map_or(defaults.retention.exclude_messages, |n| n as u32),
+                exclude_context_window_percent: fields
+                    .number(
+                        "excludeContextWindowPercent",
+                        "a number from 0 to 100",
+                        |n| (0.0..=100.0).contains(&n),
+                    )?
+                    .unwrap_or(defaults.retention.exclude_context_window_percent),
+            },
+            prompt: PromptSettings {
+                system_prompt: text("systemPrompt")?,
+                extra_instructions: text("extraInstructions")?,
+            },
+        })
+    }
+
     /// Options from loaded settings, the prompt left at its default.
     pub fn from_settings(settings: &Settings) -> CompactionOptions {
         CompactionOptions {
@@ -541,7 +595,7 @@ impl Compactor {
     /// assert_eq!(err.code(), ErrorCode::InvalidState);
     /// ```
     pub fn restore_json(value: &Value) -> Result<Compactor, Error> {
-        let Value::Object(map) = value else {
+        if !value.is_object() {
             return Err(Error::new(
                 ErrorCode::InvalidState,
                 format!(
@@ -549,29 +603,21 @@ impl Compactor {
                     describe(value)
                 ),
             ));
-        };
-        // Field by field, so that the message names the field that is wrong.
-        fn field<T: serde::de::DeserializeOwned>(
-            map: &serde_json::Map<String, Value>,
-            name: &str,
-        ) -> Result<T, Error> {
-            let value = map.get(name).ok_or_else(|| {
-                Error::new(
-                    ErrorCode::InvalidState,
-                    format!("saved state has no {name}"),
-                )
-            })?;
-            T::deserialize(value).map_err(|e| {
-                Error::new(ErrorCode::InvalidState, format!("saved state {name}: {e}"))
-            })
         }
+        let f = Fields::of(value, "saved state", ErrorCode::InvalidState)?;
+        let whole =
+            |key: &str, max: f64| -> Result<f64, Error> { f.required(key, f.whole(key, max)?) };
         Compactor::restore(SavedState {
-            version: field(map, "version")?,
-            window: field(map, "window")?,
-            options: field(map, "options")?,
-            consecutive_failures: field(map, "consecutiveFailures")?,
-            last_prompt_token_count: field(map, "lastPromptTokenCount")?,
-            next_request_id: field(map, "nextRequestId")?,
+            version: whole("version", f64::from(u32::MAX))? as u32,
+            window: f.required("window", f.number("window", "a number", f64::is_finite)?)?,
+            options: CompactionOptions::from_json(
+                f.required("options", f.get("options"))?,
+                "saved state.options",
+                ErrorCode::InvalidState,
+            )?,
+            consecutive_failures: whole("consecutiveFailures", f64::from(u32::MAX))? as u32,
+            last_prompt_token_count: whole("lastPromptTokenCount", Fields::MAX_SAFE)? as u64,
+            next_request_id: whole("nextRequestId", Fields::MAX_SAFE)? as u64,
         })
     }
 

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
+use crate::read::Fields;
 
 /// Default token budget for one image or document.
 pub const DEFAULT_IMAGE_TOKEN_ESTIMATE: f64 = 1_600.0;
@@ -149,7 +150,64 @@ impl SelectedEstimator {
     }
 }
 
+impl Estimator {
+    /// Every estimator.
+    pub const ALL: [Estimator; 3] = [
+        Estimator::Reference,
+        Estimator::Calibrated,
+        Estimator::Conservative,
+    ];
+
+    /// The name in options: `reference`, `calibrated`, `conservative`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Estimator::Reference => "reference",
+            Estimator::Calibrated => "calibrated",
+            Estimator::Conservative => "conservative",
+        }
+    }
+}
+
 impl EstimateOptions {
+    /// The option names [`EstimateOptions::from_json`] reads.
+    pub const FIELDS: [&'static str; 3] = ["imageTokenEstimate", "estimator", "tokenizer"];
+
+    /// Reads options from plain JSON (`null` gives the defaults); unknown
+    /// fields are errors that list the known ones.
+    ///
+    /// ```
+    /// use compaction_core::{EstimateOptions, Estimator};
+    /// let o = EstimateOptions::from_json(&serde_json::json!({ "estimator": "calibrated" }), "options").unwrap();
+    /// assert_eq!(o.estimator, Estimator::Calibrated);
+    /// let e = EstimateOptions::from_json(&serde_json::json!({ "estimator": "exact" }), "options").unwrap_err();
+    /// assert!(e.message().contains("options.estimator must be one of reference, calibrated, conservative"));
+    /// ```
+    pub fn from_json(value: &Value, path: &str) -> Result<EstimateOptions, Error> {
+        let fields = Fields::of(value, path, ErrorCode::InvalidArgument)?;
+        fields.only(&Self::FIELDS)?;
+        EstimateOptions::read_fields(&fields, EstimateOptions::default())
+    }
+
+    /// Reads the estimate fields of a larger object over `defaults`.
+    pub(crate) fn read_fields(
+        fields: &Fields<'_>,
+        defaults: EstimateOptions,
+    ) -> Result<EstimateOptions, Error> {
+        Ok(EstimateOptions {
+            image_token_estimate: fields
+                .number("imageTokenEstimate", "a finite number >= 1", |n| {
+                    n.is_finite() && n >= 1.0
+                })?
+                .unwrap_or(defaults.image_token_estimate),
+            estimator: fields
+                .choice("estimator", &Estimator::ALL, Estimator::name)?
+                .unwrap_or(defaults.estimator),
+            tokenizer: fields
+                .choice("tokenizer", &TokenizerFamily::ALL, TokenizerFamily::name)?
+                .unwrap_or(defaults.tokenizer),
+        })
+    }
+
     /// Checks values that came from outside.
     pub fn validate(&self) -> Result<(), Error> {
         let v = self.image_token_estimate;

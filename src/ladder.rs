@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode};
+use crate::read::Fields;
 
 /// Proportional floor for `auto` (0.7 of the window).
 pub const PCT: f64 = 0.7;
@@ -66,6 +67,46 @@ pub struct Thresholds {
     pub auto_rule: ThresholdRule,
     /// Which rule set `hard` (`auto` when it collapsed onto `auto`).
     pub hard_rule: ThresholdRule,
+}
+
+impl ThresholdRule {
+    const ALL: [ThresholdRule; 3] = [ThresholdRule::Pct, ThresholdRule::Abs, ThresholdRule::Auto];
+
+    fn name(self) -> &'static str {
+        match self {
+            ThresholdRule::Pct => "pct",
+            ThresholdRule::Abs => "abs",
+            ThresholdRule::Auto => "auto",
+        }
+    }
+}
+
+impl Thresholds {
+    /// Reads a ladder from plain JSON, such as [`compute_thresholds`]'s
+    /// result came back from JS. `warn`, `auto` and `hard` are required;
+    /// the other fields are read when present (0 or `pct` otherwise).
+    pub fn from_json(value: &serde_json::Value, path: &str) -> Result<Thresholds, Error> {
+        let f = Fields::of(value, path, ErrorCode::InvalidArgument)?;
+        let count = |key: &str| {
+            f.number(key, "a finite number of tokens >= 0", |n| {
+                n.is_finite() && n >= 0.0
+            })
+        };
+        let rule = |key: &str| -> Result<ThresholdRule, Error> {
+            Ok(f.choice(key, &ThresholdRule::ALL, ThresholdRule::name)?
+                .unwrap_or(ThresholdRule::Pct))
+        };
+        Ok(Thresholds {
+            window: count("window")?.unwrap_or(0.0),
+            effective_window: count("effectiveWindow")?.unwrap_or(0.0),
+            warn: f.required("warn", count("warn")?)?,
+            auto: f.required("auto", count("auto")?)?,
+            hard: f.required("hard", count("hard")?)?,
+            warn_rule: rule("warnRule")?,
+            auto_rule: rule("autoRule")?,
+            hard_rule: rule("hardRule")?,
+        })
+    }
 }
 
 /// Computes the ladder for a context window of `window` tokens.

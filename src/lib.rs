@@ -38,6 +38,7 @@ pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod ladder;
+pub mod read;
 pub mod retention;
 pub mod settings;
 pub mod summary_request;

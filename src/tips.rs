@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, check_count};
+use crate::error::{Error, ErrorCode, check_count};
 use crate::ladder::{Thresholds, Tier, compute_thresholds, current_tier};
+use crate::read::Fields;
 
 /// A tip the host may show after a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -78,6 +79,50 @@ pub struct TipContext {
     pub session_prompt_count: u64,
     /// For each tip id, the session prompt count when it was last shown.
     pub last_shown: BTreeMap<String, u64>,
+}
+
+impl TipContext {
+    /// Reads a tip context from plain JSON, with errors that name the field.
+    pub fn from_json(value: &serde_json::Value, path: &str) -> Result<TipContext, Error> {
+        let f = Fields::of(value, path, ErrorCode::InvalidArgument)?;
+        f.only(&[
+            "lastPromptTokenCount",
+            "contextWindowSize",
+            "thresholds",
+            "sessionPromptCount",
+            "lastShown",
+        ])?;
+        let count = |key: &str| {
+            f.number(key, "a finite number of tokens >= 0", |n| {
+                n.is_finite() && n >= 0.0
+            })
+        };
+        let thresholds = match f.get("thresholds") {
+            Some(t) => Some(Thresholds::from_json(t, &format!("{path}.thresholds"))?),
+            None => None,
+        };
+        let last_shown_path = format!("{path}.lastShown");
+        let shown = Fields::of(
+            f.get("lastShown").unwrap_or(&serde_json::Value::Null),
+            &last_shown_path,
+            ErrorCode::InvalidArgument,
+        )?;
+        let mut last_shown = BTreeMap::new();
+        for key in shown.keys() {
+            if let Some(n) = shown.whole(key, Fields::MAX_SAFE)? {
+                last_shown.insert(key.to_string(), n as u64);
+            }
+        }
+        Ok(TipContext {
+            last_prompt_token_count: count("lastPromptTokenCount")?.unwrap_or(0.0),
+            context_window_size: count("contextWindowSize")?,
+            thresholds,
+            session_prompt_count: f
+                .whole("sessionPromptCount", Fields::MAX_SAFE)?
+                .unwrap_or(0.0) as u64,
+            last_shown,
+        })
+    }
 }
 
 /// The tip to show now, if any: the most urgent tip whose band holds the

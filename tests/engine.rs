@@ -780,7 +780,7 @@ fn restoring_garbage_says_what_was_wrong() {
     let mut cases = vec![
         (json!(null), "saved state"),
         (json!("state"), "saved state"),
-        (json!({ "version": 1 }), "has no window"),
+        (json!({ "version": 1 }), "saved state.window is missing"),
     ];
     let mut bad = good.clone();
     bad["version"] = json!(99);

@@ -20,7 +20,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
-use super::convert::{content, contents, from_json, js_type, json, number, to_js};
+use super::convert::{
+    content, contents, js_type, json, json_strict, number, thrown_message, to_js,
+};
 use super::error::{invalid_argument, js_error};
 use super::functions::warn_once;
 use crate::context_report::context_report;
@@ -29,24 +31,10 @@ use crate::engine::{
     CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig,
     SummaryAnswer,
 };
-use crate::error::describe;
+use crate::error::{ErrorCode, describe};
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
 use crate::summary_request::SummaryRequest;
 use crate::usage::Usage;
-
-/// The options a `ChatCompactor` accepts; anything else is a typo.
-const OPTION_KEYS: [&str; 10] = [
-    "window",
-    "consecutiveFailures",
-    "hasFailedCompressionAttempt",
-    "imageTokenEstimate",
-    "estimator",
-    "tokenizer",
-    "excludeMessages",
-    "excludeContextWindowPercent",
-    "systemPrompt",
-    "extraInstructions",
-];
 
 const LEGACY_OPTION_WARNING: &str = "compaction-core: hasFailedCompressionAttempt is deprecated; pass \
      consecutiveFailures (true maps to 3, false to 0).";
@@ -376,32 +364,13 @@ fn config_from_js(options: JsValue) -> Result<CompactorConfig, JsValue> {
             js_type(&options)
         )));
     }
-    // JSON has no NaN or Infinity: check numbers before converting, so that
-    // a NaN is reported rather than read as null (the default).
-    for key in OPTION_KEYS {
-        let value = Reflect::get(&options, &JsValue::from_str(key))?;
-        if let Some(n) = value.as_f64()
-            && !n.is_finite()
-        {
-            if key == "window" {
-                // The core's own check says what a window must be.
-                crate::ladder::compute_thresholds(n)?;
-            }
-            return Err(invalid_argument(format!(
-                "options.{key} must be a finite number, got {}",
-                crate::error::show_number(n)
-            )));
-        }
+    // A NaN or infinite window is the core's INVALID_WINDOW, as elsewhere.
+    if let Some(window) = Reflect::get(&options, &JsValue::from_str("window"))?.as_f64() {
+        crate::ladder::compute_thresholds(window)?;
     }
-    let Value::Object(mut map) = json(options, "options")? else {
+    let Value::Object(mut map) = json_strict(options, "options")? else {
         return Err(invalid_argument("options must be an object".into()));
     };
-    if let Some(unknown) = map.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())) {
-        return Err(invalid_argument(format!(
-            "unknown option {unknown:?}; expected one of {}",
-            OPTION_KEYS.join(", ")
-        )));
-    }
     let window = match map.remove("window") {
         Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
         Some(other) => {
@@ -439,9 +408,8 @@ fn config_from_js(options: JsValue) -> Result<CompactorConfig, JsValue> {
         }
         (None, None) => 0,
     };
-    // Null means "the default", as for every optional field.
-    map.retain(|_, v| !v.is_null());
-    let options: CompactionOptions = from_json(Value::Object(map), "options")?;
+    let options =
+        CompactionOptions::from_json(&Value::Object(map), "options", ErrorCode::InvalidArgument)?;
     Ok(CompactorConfig {
         window,
         options,
@@ -486,7 +454,7 @@ impl JsSummarizer {
     }
 
     fn failed(&self, error: JsValue, what: &str) -> SummarizeError {
-        let message = error_message(&error);
+        let message = thrown_message(&error);
         *self.cause.borrow_mut() = Some(error);
         SummarizeError::Failed(format!("the summarize callback {what}: {message}"))
     }
@@ -552,7 +520,7 @@ fn parse_answer(answer: JsValue) -> Result<SummaryAnswer, String> {
             js_type(&answer)
         ));
     }
-    let value = json(answer, "the answer").map_err(|e| error_message(&e))?;
+    let value = json(answer, "the answer").map_err(|e| thrown_message(&e))?;
     let map: Map<String, Value> = match value {
         Value::Object(map) => map,
         other => return Err(format!("expected an object, got {}", describe(&other))),
@@ -586,16 +554,6 @@ fn parse_answer(answer: JsValue) -> Result<SummaryAnswer, String> {
         finish_reason,
         usage,
     })
-}
-
-/// The message of a thrown value: `error.message` for errors, else its text.
-fn error_message(error: &JsValue) -> String {
-    if let Ok(message) = Reflect::get(error, &JsValue::from_str("message"))
-        && let Some(message) = message.as_string()
-    {
-        return message;
-    }
-    error.as_string().unwrap_or_else(|| js_type(error))
 }
 
 /// The result object: the outcome's data, `statusName`, the host's own

@@ -1,8 +1,9 @@
 //! Checked conversions of JS arguments into core values.
 
-use serde::{Serialize, de::DeserializeOwned};
+use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
 
 use super::error::invalid_argument;
 use crate::content::Content;
@@ -42,44 +43,27 @@ pub fn thrown_message(error: &JsValue) -> String {
         .unwrap_or_else(|| js_type(error))
 }
 
-/// A JS value read into a typed options/data struct; `undefined` and `null`
-/// give the default.
-pub fn options<T: DeserializeOwned + Default>(value: JsValue, name: &str) -> Result<T, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(T::default());
+/// Like [`json`], for small option objects: a number that is NaN or
+/// infinite is an error naming its field, not a silent null (the default).
+pub fn json_strict(value: JsValue, name: &str) -> Result<Value, JsValue> {
+    if value.is_undefined() {
+        return Ok(Value::Null);
     }
-    typed(value, name)
-}
-
-/// A JS value read into a typed struct.
-pub fn typed<T: DeserializeOwned>(value: JsValue, name: &str) -> Result<T, JsValue> {
-    if !value.is_object() {
-        return Err(invalid_argument(format!(
-            "{name} must be an object, got {}",
-            js_type(&value)
-        )));
-    }
-    from_json(json(value, name)?, name)
-}
-
-/// JSON data read into a typed struct. serde's messages do not say which
-/// field was wrong, so on an error each field is tried alone to name it.
-pub fn from_json<T: DeserializeOwned>(value: Value, name: &str) -> Result<T, JsValue> {
-    let error = match T::deserialize(&value) {
-        Ok(typed) => return Ok(typed),
-        Err(error) => error,
-    };
-    if let Value::Object(map) = &value {
-        for (key, field) in map {
-            let alone = Value::Object(std::iter::once((key.clone(), field.clone())).collect());
-            if let Err(e) = T::deserialize(&alone)
-                && !e.to_string().starts_with("missing field")
-            {
-                return Err(invalid_argument(format!("{name}.{key}: {e}")));
-            }
-        }
-    }
-    Err(invalid_argument(format!("{name}: {error}")))
+    let replacer = Closure::<dyn Fn(JsValue, JsValue) -> Result<JsValue, JsValue>>::new(
+        |key: JsValue, item: JsValue| match item.as_f64() {
+            Some(n) if !n.is_finite() => Err(js_sys::TypeError::new(&format!(
+                "{} is {}, not a finite number",
+                key.as_string().unwrap_or_default(),
+                crate::error::show_number(n)
+            ))
+            .into()),
+            _ => Ok(item),
+        },
+    );
+    let text = js_sys::JSON::stringify_with_replacer(&value, replacer.as_ref())
+        .map_err(|e| invalid_argument(format!("{name}: {}", thrown_message(&e))))?;
+    serde_json::from_str(&String::from(text))
+        .map_err(|e| invalid_argument(format!("{name} is not plain data: {e}")))
 }
 
 /// A message list.

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{content, contents, json, number, options, to_js, typed};
+use super::convert::{content, contents, json, json_strict, number, to_js};
 use crate::context_report::context_report;
 use crate::estimate::{self, EstimateOptions};
 use crate::ladder::{self, Thresholds};
@@ -23,10 +23,8 @@ extern "C" {
 }
 
 fn estimate_options(value: Option<EstimateOptionsJs>) -> Result<EstimateOptions, JsValue> {
-    let options: EstimateOptions =
-        options(value.map_or(JsValue::UNDEFINED, Into::into), "options")?;
-    options.validate()?;
-    Ok(options)
+    let value = json_strict(value.map_or(JsValue::UNDEFINED, Into::into), "options")?;
+    Ok(EstimateOptions::from_json(&value, "options")?)
 }
 
 /// The three-tier ladder for a context window of `window` tokens.
@@ -56,7 +54,7 @@ pub fn current_tier(
     #[wasm_bindgen(unchecked_param_type = "Thresholds")] thresholds: JsValue,
 ) -> Result<JsValue, JsValue> {
     let tokens = crate::error::check_count("tokens", number(&tokens, "tokens")?)?;
-    let thresholds: Thresholds = typed(thresholds, "thresholds")?;
+    let thresholds = Thresholds::from_json(&json_strict(thresholds, "thresholds")?, "thresholds")?;
     Ok(JsValue::from_str(
         ladder::current_tier(tokens, &thresholds).as_str(),
     ))
@@ -141,7 +139,7 @@ pub fn estimate_prompt_tokens(
 pub fn select_tip(
     #[wasm_bindgen(unchecked_param_type = "TipContext")] context: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let context: TipContext = typed(context, "context")?;
+    let context = TipContext::from_json(&json_strict(context, "context")?, "context")?;
     match tips::select_tip(&context)? {
         Some(tip) => to_js(&tip),
         None => Ok(JsValue::UNDEFINED),
