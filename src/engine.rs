@@ -17,7 +17,7 @@ use crate::retention::{RetentionSettings, split_point};
 use crate::settings::Settings;
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, PromptSettings, SummaryRequest, build_summary_request,
-    is_compaction_message, summary_message,
+    is_compaction_message, provider_scale, summary_message,
 };
 use crate::usage::{ParsedUsage, Usage};
 
@@ -998,8 +998,6 @@ impl Compactor {
                 reason: NoopReason::NothingToCompress,
             };
         }
-        let request =
-            build_summary_request(head, self.window, &options.prompt, focus, &options.estimate);
         let sum = |messages: &[Content]| -> f64 {
             messages
                 .iter()
@@ -1009,6 +1007,15 @@ impl Compactor {
         let head_estimate = sum(head);
         let tail_estimate = sum(tail);
         let history_estimate = head_estimate + tail_estimate;
+        let scale = provider_scale(self.last_prompt_token_count, history_estimate);
+        let request = build_summary_request(
+            head,
+            self.window,
+            &options.prompt,
+            focus,
+            &options.estimate,
+            scale,
+        );
         // The request is the (media-free) head plus the prompt and the
         // final directive; those two are what the call's input count holds
         // on top of the summarized messages.

@@ -116,10 +116,16 @@ pub struct ThinkingConfig {
 /// that will be replaced. `focus` is the user's `/compact` text, appended to
 /// the prompt (never replacing it).
 ///
+/// `scale` converts the estimator's count into the provider's for this chat
+/// (see [`provider_scale`]; 1.0 when unknown). The output cap is computed on
+/// the scaled size: an estimator that over-counts a chat twofold (the spec's
+/// rule on agent sessions) would otherwise see a request larger than the
+/// window and cap the summary at 1 token, truncating every run.
+///
 /// ```
 /// use compaction_core::{build_summary_request, Content, EstimateOptions, PromptSettings};
 /// let head = [Content::text("user", "fix the build"), Content::text("model", "done")];
-/// let request = build_summary_request(&head, 200_000.0, &PromptSettings::default(), None, &EstimateOptions::default());
+/// let request = build_summary_request(&head, 200_000.0, &PromptSettings::default(), None, &EstimateOptions::default(), 1.0);
 /// assert_eq!(request.config.max_output_tokens, 20_000);
 /// assert!(!request.config.thinking_config.include_thoughts);
 /// assert_eq!(request.contents.len(), 3); // the head, then the directive
@@ -130,6 +136,7 @@ pub fn build_summary_request(
     prompt: &PromptSettings,
     focus: Option<&str>,
     options: &EstimateOptions,
+    scale: f64,
 ) -> SummaryRequest {
     let system_instruction = system_instruction(prompt, focus);
     let mut contents: Vec<Content> = head.iter().map(without_media).collect();
@@ -151,12 +158,25 @@ pub fn build_summary_request(
         system_instruction,
         contents,
         config: SummaryConfig {
-            max_output_tokens: max_output_tokens(window, request_tokens.ceil()),
+            max_output_tokens: max_output_tokens(window, (request_tokens * scale).ceil()),
             thinking_config: ThinkingConfig {
                 include_thoughts: false,
             },
         },
     }
+}
+
+/// Provider tokens per estimated token for one chat: the provider's count of
+/// the history (`provider_tokens`, its last usage) over the estimator's count
+/// of the same history. 1.0 without usage; bounded to [0.25, 4] so that a
+/// bogus count cannot make it absurd. The provider's count also holds what
+/// the estimator cannot see (system prompt, tool declarations), so the scale
+/// leans high: the cap it yields errs on the side of fitting.
+pub fn provider_scale(provider_tokens: u64, estimated_tokens: f64) -> f64 {
+    if provider_tokens == 0 || estimated_tokens <= 0.0 {
+        return 1.0;
+    }
+    (provider_tokens as f64 / estimated_tokens).clamp(0.25, 4.0)
 }
 
 /// `max(1, min(COMPACT_MAX_OUTPUT_TOKENS, window − request − 1 024))`: on a

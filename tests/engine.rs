@@ -905,3 +905,34 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
             .unwrap_err();
     assert!(err.to_string().contains("o200k"), "{err}");
 }
+
+#[test]
+fn the_output_cap_uses_the_providers_scale_when_the_estimator_over_counts() {
+    use compaction_core::{Compactor, SendDecision, estimate_content_tokens};
+    // An agent session whose tool output the spec's rule prices as JSON ÷ 2:
+    // about twice what a provider counts.
+    let mut history = Vec::new();
+    for i in 0..60 {
+        history.push(user(&format!("step {i}")));
+        history.push(call("read_file"));
+        history.push(big_response("read_file", 8_000));
+        history.push(model("ok"));
+    }
+    let options = common::spec_config(WINDOW).options.estimate;
+    let estimated = estimate_content_tokens(&history, &options);
+    assert!(
+        estimated as f64 > WINDOW,
+        "the rule's estimate, {estimated}, exceeds the window"
+    );
+    let mut chat = Compactor::new(common::spec_config(WINDOW)).unwrap();
+    // The provider counted the same history at the auto tier.
+    let _ = chat.handle_usage(&json!({ "totalTokenCount": 168_000 }));
+    match chat.poll_before_send(&history, &user("go on")).unwrap() {
+        SendDecision::Summarize { request, .. } => {
+            // Scaled to the provider's count, the request leaves room for the
+            // full cap; unscaled it would have left 1 token.
+            assert_eq!(request.config.max_output_tokens, 20_000);
+        }
+        other => panic!("expected a compaction at auto, got {other:?}"),
+    }
+}
