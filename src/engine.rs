@@ -61,7 +61,8 @@ impl CompactionOptions {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
                 format!(
-                    "excludeContextWindowPercent must be a number from 0 to 100, got {percent}"
+                    "excludeContextWindowPercent must be a number from 0 to 100, got {}",
+                    crate::error::show_number(percent)
                 ),
             ));
         }
@@ -631,17 +632,46 @@ impl Compactor {
             tier,
             reason,
         };
+        match self.gate(tokens) {
+            Err(reason) => Ok(proceed(reason)),
+            Ok(Trigger::Hard) => {
+                self.consecutive_failures = 0;
+                Ok(self.prepare(history, estimate, tier, Trigger::Hard, None))
+            }
+            Ok(trigger) => Ok(self.prepare(history, estimate, tier, trigger, None)),
+        }
+    }
+
+    /// The cheap gate of SPEC §3 for a prompt of `tokens`: which run to
+    /// start, or why none. `hard` is checked first, so it overrides the
+    /// breaker.
+    fn gate(&self, tokens: f64) -> Result<Trigger, NoopReason> {
         if tokens >= self.thresholds.hard {
-            self.consecutive_failures = 0;
-            return Ok(self.prepare(history, estimate, tier, Trigger::Hard, None));
+            Ok(Trigger::Hard)
+        } else if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
+            Err(NoopReason::BreakerOpen)
+        } else if tokens < self.thresholds.auto {
+            Err(NoopReason::BelowAuto)
+        } else {
+            Ok(Trigger::Auto)
         }
-        if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
-            return Ok(proceed(NoopReason::BreakerOpen));
+    }
+
+    /// Whether [`Compactor::poll_before_send`] will read the history for
+    /// `user_message`: without a usage anchor, or when the anchored estimate
+    /// calls for a compaction. A host whose history must be converted first
+    /// (the JS binding) skips that work on ordinary turns.
+    pub fn needs_history(&self, user_message: &Content) -> bool {
+        if self.last_prompt_token_count == 0 {
+            return true;
         }
-        if tokens < self.thresholds.auto {
-            return Ok(proceed(NoopReason::BelowAuto));
-        }
-        Ok(self.prepare(history, estimate, tier, Trigger::Auto, None))
+        let estimate = estimate_prompt_tokens(
+            &[],
+            user_message,
+            self.last_prompt_token_count,
+            &self.options.estimate,
+        );
+        self.gate(estimate as f64).is_ok()
     }
 
     /// Prepares a manual compaction (`/compact`): forced, whatever the size

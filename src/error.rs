@@ -23,6 +23,9 @@ pub enum ErrorCode {
     Busy,
     /// An answer for a summary request that is not the one in flight.
     StaleRequest,
+    /// A summarizer answer that cannot be used (malformed, or stopped for a
+    /// reason other than the end of its text); carried as a result's cause.
+    InvalidAnswer,
 }
 
 impl ErrorCode {
@@ -36,6 +39,7 @@ impl ErrorCode {
             ErrorCode::InvalidState => "INVALID_STATE",
             ErrorCode::Busy => "BUSY",
             ErrorCode::StaleRequest => "STALE_REQUEST",
+            ErrorCode::InvalidAnswer => "INVALID_ANSWER",
         }
     }
 }

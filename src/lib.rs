@@ -28,6 +28,9 @@
 //! Errors from bad input are [`Error`] values with a stable [`ErrorCode`];
 //! nothing that comes from outside can make the library panic.
 
+pub mod calibrated;
+#[cfg(not(feature = "refit"))]
+mod calibrated_weights;
 pub mod content;
 pub mod context_report;
 pub mod driver;
@@ -41,6 +44,7 @@ pub mod summary_request;
 pub mod tips;
 pub mod usage;
 
+pub use calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
 pub use content::{Content, Part, PartKind};
 pub use context_report::{ContextReport, context_report, group_digits};
 pub use driver::{SummarizeError, Summarizer, before_send, compact_now};

@@ -850,3 +850,17 @@ fn bad_configs_are_typed_errors() {
     chat.set_window(1_000_000.0).unwrap();
     assert_eq!(chat.thresholds().auto, 967_000.0);
 }
+
+#[test]
+fn needs_history_only_without_an_anchor_or_when_compaction_is_due() {
+    use compaction_core::{Compactor, CompactorConfig, Content};
+    let mut chat = Compactor::new(CompactorConfig::new(200_000.0)).unwrap();
+    let msg = Content::text("user", "hello world");
+    // No usage yet: the whole history is estimated.
+    assert!(chat.needs_history(&msg));
+    let _ = chat.handle_usage(&serde_json::json!({ "totalTokenCount": 100_000 }));
+    assert!(!chat.needs_history(&msg));
+    // At auto (167 000) a compaction is prepared, which reads the history.
+    let _ = chat.handle_usage(&serde_json::json!({ "totalTokenCount": 166_999 }));
+    assert!(chat.needs_history(&msg));
+}

@@ -2,7 +2,7 @@
 
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::invalid_argument;
 use crate::content::Content;
@@ -16,10 +16,68 @@ pub fn number(value: &JsValue, name: &str) -> Result<f64, JsValue> {
         .ok_or_else(|| invalid_argument(format!("{name} must be a number, got {}", js_type(value))))
 }
 
-/// A JS value read as JSON data.
+/// Deeper than this is surely a cycle (or hostile): an error, not a stack overflow.
+const MAX_DEPTH: usize = 256;
+
+/// A JS value read as JSON data, the way `JSON.stringify` sees it:
+/// `undefined` object fields are dropped, NaN and ±Infinity become null.
+///
+/// Written by hand rather than with serde-wasm-bindgen's deserializer: this
+/// one walk serves every input, and the module does not carry a second
+/// deserializer (with core's float formatting in its error messages) beside
+/// serde_json's.
 pub fn json(value: JsValue, name: &str) -> Result<Value, JsValue> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| invalid_argument(format!("{name} is not plain data: {e}")))
+    to_json(&value, 0)
+        .map_err(|what| invalid_argument(format!("{name} is not plain data: {what}")))
+}
+
+fn to_json(value: &JsValue, depth: usize) -> Result<Value, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested more than {MAX_DEPTH} levels deep (a cycle?)"));
+    }
+    if value.is_null() || value.is_undefined() {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = value.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(n) = value.as_f64() {
+        return Ok(number_value(n));
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(Value::String(s));
+    }
+    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
+        return array
+            .iter()
+            .map(|item| to_json(&item, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
+    if value.is_object() && !value.is_function() {
+        let mut map = serde_json::Map::new();
+        for entry in js_sys::Object::entries(value.unchecked_ref()).iter() {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let item = entry.get(1);
+            if item.is_undefined() {
+                continue;
+            }
+            let key = entry.get(0).as_string().unwrap_or_default();
+            let item = to_json(&item, depth + 1).map_err(|e| format!("{key}: {e}"))?;
+            map.insert(key, item);
+        }
+        return Ok(Value::Object(map));
+    }
+    Err(format!("{} cannot be read as JSON", js_type(value)))
+}
+
+/// A JS number as JSON: integers stay integers, NaN and ±Infinity are null.
+fn number_value(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0 {
+        Value::from(n as i64)
+    } else {
+        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
 }
 
 /// A JS value read into a typed options/data struct; `undefined` and `null`
@@ -39,7 +97,8 @@ pub fn typed<T: DeserializeOwned>(value: JsValue, name: &str) -> Result<T, JsVal
             js_type(&value)
         )));
     }
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid_argument(format!("{name}: {e}")))
+    serde_json::from_value(json(value, name)?)
+        .map_err(|e| invalid_argument(format!("{name}: {e}")))
 }
 
 /// A message list.

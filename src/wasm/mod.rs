@@ -8,6 +8,7 @@
 
 mod convert;
 mod error;
+mod chat;
 mod functions;
 
 use wasm_bindgen::prelude::*;

@@ -118,12 +118,117 @@ export interface LoadedSettings { settings: Settings; warnings: string[] }
 /** Stable codes of `CompactionError`. */
 export type CompactionErrorCode =
   | "INVALID_WINDOW" | "INVALID_ARGUMENT" | "INVALID_CONTENT" | "INVALID_SETTINGS"
-  | "INVALID_STATE" | "BUSY" | "STALE_REQUEST";
+  | "INVALID_STATE" | "BUSY" | "STALE_REQUEST" | "INVALID_ANSWER";
 
 /** Every error this library throws: `name` is `"CompactionError"`. */
 export interface CompactionError extends Error {
   name: "CompactionError";
   code: CompactionErrorCode;
   /** The host's own error, when its callback failed. */
+  cause?: unknown;
+}
+
+/** Options of `new ChatCompactor(options)`. Unknown keys are rejected. */
+export interface ChatCompactorOptions {
+  /** The model's context window, in tokens (≥ 1). */
+  window: number;
+  /** Non-forced failures in a row so far (default 0; the breaker opens at 3). */
+  consecutiveFailures?: number;
+  /** @deprecated pass `consecutiveFailures`: true maps to 3, false to 0 (warns once). */
+  hasFailedCompressionAttempt?: boolean;
+  /** Tokens per image or document (default 1 600). */
+  imageTokenEstimate?: number;
+  /** Which estimator counts tokens (default `"reference"`). */
+  estimator?: Estimator;
+  /** Recent user/model pairs kept verbatim (default 2). */
+  excludeMessages?: number;
+  /** Percent of the window kept as recent messages (default 2). */
+  excludeContextWindowPercent?: number;
+  /** Replaces the default compaction prompt. */
+  systemPrompt?: string;
+  /** Appended to the compaction prompt on every run. */
+  extraInstructions?: string;
+}
+
+/** What `save()` returns and `ChatCompactor.restore` takes: plain JSON. */
+export interface SavedState {
+  version: 1;
+  window: number;
+  options: {
+    imageTokenEstimate: number; estimator: Estimator; excludeMessages: number; excludeContextWindowPercent: number;
+    systemPrompt: string | null; extraInstructions: string | null;
+  };
+  consecutiveFailures: number;
+  lastPromptTokenCount: number;
+  nextRequestId: number;
+}
+
+/** A provider's usage object: Gemini `usageMetadata`, OpenAI `usage`, Anthropic `usage`, or a wrapper holding one. */
+export type UsageReport =
+  | { promptTokenCount?: number; candidatesTokenCount?: number; thoughtsTokenCount?: number; totalTokenCount?: number }
+  | { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
+  | { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number }
+  | { usageMetadata: UsageReport }
+  | { usage: UsageReport };
+
+/** The counts read from a usage object. */
+export interface Usage { inputTokens: number | null; outputTokens: number | null; thoughtsTokens: number | null; totalTokens: number | null }
+
+/** What `reportUsage` took. */
+export interface UsageUpdate {
+  /** Whether a prompt size could be taken. */
+  taken: boolean;
+  lastPromptTokenCount: number;
+  usage: Usage;
+  /** Fields present but ignored, and why. */
+  ignored: string[];
+}
+
+/**
+ * The summarization call, provider-neutral. Gemini: `systemInstruction`, `contents`, `config` as is.
+ * OpenAI-compatible: a system message, then the contents as messages; `max_tokens` = `maxOutputTokens`, no reasoning.
+ * Anthropic: `system`, `messages`, `max_tokens` = `maxOutputTokens`, no `thinking`.
+ */
+export interface SummaryRequest {
+  systemInstruction: string;
+  contents: Content[];
+  config: { maxOutputTokens: number; thinkingConfig: { includeThoughts: false } };
+}
+
+/** The host's answer: the summary text, the provider's stop reason, and the call's usage. */
+export interface SummaryAnswer { text: string; finishReason?: string | null; usage?: UsageReport | null }
+
+/** The host's side query: runs `request` through a model. A thrown error or rejection is a failed run. */
+export type Summarize = (request: SummaryRequest) => Promise<SummaryAnswer | string> | SummaryAnswer | string;
+
+/** Options of `beforeSend`. */
+export interface BeforeSendOptions { signal?: AbortSignal }
+/** Options of `compact`. */
+export interface CompactOptions { focus?: string; signal?: AbortSignal }
+
+/** The outcome of `beforeSend` or `compact`. */
+export interface CompactionResult {
+  /** A `CompressionStatus` number. */
+  status: CompressionStatus;
+  statusName: "COMPRESSED" | "INFLATED" | "TOKEN_COUNT_ERROR" | "EMPTY_SUMMARY" | "NOOP" | "OUTPUT_TRUNCATED" | "SUMMARIZER_FAILED" | "ABORTED";
+  /** COMPRESSED: the new history (summary, acknowledgement, the kept messages — your own objects). Otherwise the very array you passed. */
+  history: Content[];
+  /** COMPRESSED: the messages the summary replaced — export them before they are gone. Otherwise empty. */
+  replaced: Content[];
+  /** Index in your history where the verbatim tail starts. */
+  keptFrom: number;
+  trigger: "auto" | "hard" | "manual" | null;
+  forced: boolean;
+  noopReason: "belowAuto" | "breakerOpen" | "nothingToCompress" | null;
+  /** The estimated prompt size the decision was made on. */
+  estimate: number;
+  tier: Tier;
+  originalTokenCount: number;
+  newTokenCount: number;
+  /** Whether `newTokenCount` comes from the estimator rather than the call's usage. */
+  newTokenCountEstimated: boolean;
+  consecutiveFailures: number;
+  summary: string | null;
+  /** SUMMARIZER_FAILED: what your callback threw or rejected with, or a `CompactionError` (`INVALID_ANSWER`). */
   cause?: unknown;
 }

@@ -21,3 +21,39 @@ const text: string = formatContextReport(n, 200_000);
 const loaded: LoadedSettings = loadSettings({ compaction: { excludeMessages: 3 } });
 try { computeThresholds(-1); } catch (e) { const err = e as CompactionError; const code: string = err.code; void code; }
 void [tier, tip, report, text, loaded];
+
+import {
+  ChatCompactor, CompressionStatus,
+  type CompactionResult, type SummaryRequest, type SummaryAnswer, type Summarize, type SavedState, type UsageUpdate,
+} from "compaction-core";
+
+async function session(): Promise<void> {
+  const chat = new ChatCompactor({ window: 128_000, excludeMessages: 3, consecutiveFailures: 0 });
+  const legacy = new ChatCompactor({ window: 128_000, hasFailedCompressionAttempt: true });
+  const update: UsageUpdate = chat.reportUsage({ promptTokenCount: 1000, totalTokenCount: 1200 });
+  chat.reportUsage({ prompt_tokens: 1000, completion_tokens: 20, total_tokens: 1020 });
+  chat.reportUsage({ usageMetadata: { totalTokenCount: 5 } });
+  const summarize: Summarize = async (request: SummaryRequest): Promise<SummaryAnswer> => {
+    const cap: number = request.config.maxOutputTokens;
+    const off: false = request.config.thinkingConfig.includeThoughts;
+    void [cap, off];
+    return { text: "summary", finishReason: "STOP", usage: { promptTokenCount: 900, candidatesTokenCount: 40 } };
+  };
+  const controller = new AbortController();
+  const r: CompactionResult = await chat.beforeSend(history, { role: "user", parts: [{ text: "next" }] }, summarize, { signal: controller.signal });
+  if (r.status === CompressionStatus.COMPRESSED) {
+    const next: Content[] = r.history;
+    const gone: Content[] = r.replaced;
+    void [next, gone];
+  }
+  const m: CompactionResult = await chat.compact(history, () => "plain string summary", { focus: "the API" });
+  const saved: SavedState = chat.save();
+  const again: ChatCompactor = ChatCompactor.restore(saved);
+  const indicator: ContextReport = again.usage();
+  const t: Thresholds = again.thresholds;
+  const busy: boolean = again.busy;
+  again.setWindow(1_000_000);
+  void [legacy, update, m, indicator, t, busy, again.window, again.lastPromptTokenCount, again.consecutiveFailures];
+  chat.free();
+}
+void session;

@@ -1,0 +1,322 @@
+//! How close the estimators come to real token counts.
+//!
+//! ```text
+//! cargo run --release --example fidelity -- <corpus.jsonl> [histories.jsonl] [--cv K]
+//! ```
+//! (`scripts/fidelity` runs it.) For each tokenizer family and category it
+//! prints the median, p5 and p95 of estimate ÷ actual, the mean |error| and
+//! the share of samples under 0.9, for the calibrated and conservative
+//! variants and for the spec's rule (`reference`: characters ÷ 4; on
+//! histories text ÷ 4 and function JSON ÷ 2). Given a histories file it adds
+//! the figures for whole histories (provider count minus the system prompt).
+//!
+//! Without `--cv` the shipped weight table is measured (in-sample when the
+//! corpus is the one it was fitted on). With `--cv K` the weights are refitted
+//! K times, each time on all but one fold, and measured on the held-out fold:
+//! these are the figures to quote. For histories a fold also leaves out of
+//! the text fit every corpus sample that appears as a tool output in a
+//! held-out history.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{History, Ratios, Sample, TOKENIZERS};
+use compaction_core::TextEstimator;
+use compaction_core::calibrated::{EstimateVariant, FamilyWeights, TokenizerFamily};
+
+const VARIANTS: [&str; 3] = ["calibrated", "conservative", "reference"];
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("fidelity: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let mut positional = Vec::new();
+    let mut folds: Option<usize> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--cv" {
+            let k = args.next().ok_or("--cv needs a number of folds")?;
+            let k: usize = k.parse().map_err(|_| format!("--cv: not a number: {k}"))?;
+            if k < 2 {
+                return Err("--cv needs at least 2 folds".into());
+            }
+            folds = Some(k);
+        } else {
+            positional.push(a);
+        }
+    }
+    let corpus = positional
+        .first()
+        .ok_or("usage: fidelity <corpus.jsonl> [histories.jsonl] [--cv K]")?;
+    let samples = common::load_samples(corpus)?;
+    let histories = match positional.get(1) {
+        Some(p) => common::load_histories(p)?,
+        None => Vec::new(),
+    };
+
+    match folds {
+        None => {
+            println!("# Fidelity, shipped weights (in-sample if {corpus} was used to fit them)\n")
+        }
+        Some(k) => println!(
+            "# Fidelity, {k}-fold cross-validated (each figure from weights fitted without its sample)\n"
+        ),
+    }
+    let text = text_ratios(&samples, folds);
+    print_text(&text);
+    if !histories.is_empty() {
+        let hist = history_ratios(&samples, &histories, folds)?;
+        print_histories(&hist);
+        print_summary(&text, Some(&hist));
+    } else {
+        print_summary(&text, None);
+    }
+    Ok(())
+}
+
+/// Ratios keyed by (family, variant, category); category "ALL" pools all.
+type Table = BTreeMap<(usize, usize, String), Ratios>;
+
+fn shipped() -> [FamilyWeights; 5] {
+    TokenizerFamily::ALL.map(|f| *f.weights())
+}
+
+fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
+    // Folds are stratified: the i-th sample of each category goes to fold i mod k.
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let fold_of: Vec<usize> = samples
+        .iter()
+        .map(|s| {
+            let n = seen.entry(s.category.as_str()).or_insert(0);
+            *n += 1;
+            (*n - 1) % folds.unwrap_or(1)
+        })
+        .collect();
+    let mut table = Table::new();
+    for fold in 0..folds.unwrap_or(1) {
+        let weights = match folds {
+            None => shipped(),
+            Some(_) => {
+                let train: Vec<&Sample> = samples
+                    .iter()
+                    .zip(&fold_of)
+                    .filter(|(_, f)| **f != fold)
+                    .map(|(s, _)| s)
+                    .collect();
+                common::fit_all(&train, &[])
+            }
+        };
+        for (s, _) in samples
+            .iter()
+            .zip(&fold_of)
+            .filter(|(_, f)| folds.is_none() || **f == fold)
+        {
+            for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
+                let estimates = [
+                    common::estimator(&weights[fi], EstimateVariant::Calibrated)
+                        .text(&s.text)
+                        .ceil(),
+                    common::estimator(&weights[fi], EstimateVariant::Conservative)
+                        .text(&s.text)
+                        .ceil(),
+                    (s.utf16_len / 4.0).ceil(),
+                ];
+                for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
+                    // A family's own weights meet its own tokenizer; universal meets all four.
+                    if family != TokenizerFamily::Universal && family != tok {
+                        continue;
+                    }
+                    for (vi, e) in estimates.iter().enumerate() {
+                        for cat in [s.category.as_str(), "ALL"] {
+                            table
+                                .entry((fi, vi, cat.to_string()))
+                                .or_default()
+                                .push(*e, s.tokens[ti]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    table
+}
+
+fn history_ratios(
+    samples: &[Sample],
+    histories: &[History],
+    folds: Option<usize>,
+) -> Result<Table, String> {
+    let mut table = Table::new();
+    let k = folds.unwrap_or(1);
+    for fold in 0..k {
+        let held_out: Vec<&History> = histories
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| folds.is_none() || i % k == fold)
+            .map(|(_, h)| h)
+            .collect();
+        let weights = match folds {
+            None => shipped(),
+            Some(_) => {
+                let train_h: Vec<&History> = histories
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % k != fold)
+                    .map(|(_, h)| h)
+                    .collect();
+                let train_s: Vec<&Sample> = samples
+                    .iter()
+                    .filter(|s| !held_out.iter().any(|h| h.outputs.contains(&s.text)))
+                    .collect();
+                common::fit_all(&train_s, &train_h)
+            }
+        };
+        for h in held_out {
+            for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
+                let cal = common::estimator(&weights[fi], EstimateVariant::Calibrated);
+                let cons = common::estimator(&weights[fi], EstimateVariant::Conservative);
+                let estimates = [
+                    common::history_estimate(&h.messages, &cal),
+                    common::history_estimate(&h.messages, &cons),
+                    common::reference_estimate(&h.messages)?,
+                ];
+                for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
+                    if family != TokenizerFamily::Universal && family != tok {
+                        continue;
+                    }
+                    for (vi, e) in estimates.iter().enumerate() {
+                        for group in [format!("lang:{}", h.lang), "ALL".to_string()] {
+                            table
+                                .entry((fi, vi, group))
+                                .or_default()
+                                .push(*e, h.tokens[ti]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(table)
+}
+
+fn row(r: &Ratios) -> String {
+    format!(
+        "{:>5.3} {:>5.3} {:>5.3} {:>5.1}% {:>5.1}%",
+        r.median(),
+        r.p5(),
+        r.p95(),
+        100.0 * r.mean_abs_error(),
+        100.0 * r.share_under(0.9)
+    )
+}
+
+fn print_table(title: &str, table: &Table) {
+    for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
+        let against = if family == TokenizerFamily::Universal {
+            "all four tokenizers"
+        } else {
+            family.name()
+        };
+        println!("## {title}: {} weights vs {against}\n", family.name());
+        println!(
+            "{:<14} {:>5} | {:^33} | {:^33} | {:^33}",
+            "category", "n", VARIANTS[0], VARIANTS[1], VARIANTS[2]
+        );
+        println!(
+            "{:<14} {:>5} | {h} | {h} | {h}",
+            "",
+            "",
+            h = format!(
+                "{:>5} {:>5} {:>5} {:>6} {:>6}",
+                "med", "p5", "p95", "|err|", "<0.9"
+            )
+        );
+        let mut groups: Vec<&String> = table
+            .keys()
+            .filter(|(f, v, _)| *f == fi && *v == 0)
+            .map(|(_, _, c)| c)
+            .collect();
+        groups.sort_by_key(|c| (c.as_str() == "ALL", c.to_string()));
+        for g in groups {
+            let cells: Vec<String> = (0..3)
+                .map(|vi| table.get(&(fi, vi, g.clone())).map_or(String::new(), row))
+                .collect();
+            let n = table.get(&(fi, 0, g.clone())).map_or(0, |r| r.0.len());
+            println!(
+                "{g:<14} {n:>5} | {} | {} | {}",
+                cells[0], cells[1], cells[2]
+            );
+        }
+        println!();
+    }
+}
+
+fn print_text(table: &Table) {
+    print_table("Text samples", table);
+}
+
+fn print_histories(table: &Table) {
+    print_table("Whole histories", table);
+}
+
+fn print_summary(text: &Table, hist: Option<&Table>) {
+    println!("## Summary\n");
+    println!(
+        "{:<10} | {:>7} {:>16} | {:>9} {:>9} | {:>26} | {:>15} | {:>9}",
+        "family",
+        "|err|",
+        "worst cat. med.",
+        "cons<0.9",
+        "cons med",
+        "hist cal med/p5/p95",
+        "hist cons p5/med",
+        "hist ref"
+    );
+    for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
+        let all = |vi: usize| {
+            text.get(&(fi, vi, "ALL".to_string()))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let worst = text
+            .iter()
+            .filter(|((f, v, c), _)| *f == fi && *v == 0 && c != "ALL")
+            .map(|((_, _, c), r)| (c.clone(), r.median()))
+            .max_by(|a, b| (a.1 - 1.0).abs().total_cmp(&(b.1 - 1.0).abs()));
+        let worst = worst.map_or(String::new(), |(c, m)| format!("{m:.3} {c}"));
+        let hist_cells = match hist {
+            Some(h) => {
+                let g = |vi: usize| {
+                    h.get(&(fi, vi, "ALL".to_string()))
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                let (c, k, r) = (g(0), g(1), g(2));
+                format!(
+                    "{:>8.3} {:>8.3} {:>8.3} | {:>7.3} {:>7.3} | {:>9.3}",
+                    c.median(),
+                    c.p5(),
+                    c.p95(),
+                    k.p5(),
+                    k.median(),
+                    r.median()
+                )
+            }
+            None => String::new(),
+        };
+        println!(
+            "{:<10} | {:>6.1}% {:>16} | {:>8.2}% {:>9.3} | {hist_cells}",
+            family.name(),
+            100.0 * all(0).mean_abs_error(),
+            worst,
+            100.0 * all(1).share_under(0.9),
+            all(1).median(),
+        );
+    }
+    println!();
+}

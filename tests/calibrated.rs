@@ -1,0 +1,219 @@
+//! The calibrated estimator: its counts, its output on fixed inputs, and the
+//! properties the wasm boundary relies on.
+//!
+//! The pinned estimates come from the generated table: after
+//! `scripts/fit-estimator` changes the table, update them from the failure
+//! message (and check `scripts/fidelity --cv 5` first).
+
+use compaction_core::TextEstimator;
+use compaction_core::calibrated::{
+    CalibratedEstimator, EstimateVariant, FEATURE_NAMES, TextFeatures, TokenizerFamily, scan,
+};
+use serde_json::{Map, Value, json};
+
+fn count(f: &TextFeatures, name: &str) -> u32 {
+    let i = FEATURE_NAMES
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or_else(|| panic!("no count named {name}"));
+    f.counts[i]
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn all_estimators() -> impl Iterator<Item = CalibratedEstimator> {
+    TokenizerFamily::ALL.into_iter().flat_map(|f| {
+        [EstimateVariant::Calibrated, EstimateVariant::Conservative]
+            .map(|v| CalibratedEstimator::new(f, v))
+    })
+}
+
+#[test]
+fn scanner_counts_classes_and_shapes() {
+    let f = scan("parseJSON(x) == 42\n\n    fooBar 😀👍🏽 🇫🇷 Привет ä");
+    let expected = [
+        ("latin_letters", 16), // parseJSON, x, fooBar
+        ("words", 5),          // parseJSON, x, fooBar, Привет, ä
+        ("case_humps", 2),     // eJ, oB
+        ("upper_letters", 6),  // J S O N B П
+        ("caps_letters", 0),   // JSON is inside a camelCase word
+        ("vowels", 6),
+        ("consonant_clusters", 0),
+        ("latin_ext_letters", 1),
+        ("cyrillic_letters", 6),
+        ("long_word_excess", 1), // parseJSON has 9 letters
+        ("digits", 2),
+        ("digit_runs", 1),
+        ("digit_triples", 1),
+        ("space_before_digit", 1),
+        ("newlines", 2),
+        ("blank_lines", 1),
+        ("indent_runs", 1),
+        ("indent_chars", 4),
+        ("ascii_punct", 4),       // ( ) = =
+        ("punct_runs", 2),        // ")" and "=="
+        ("punct_before_word", 1), // "(" glued to x
+        ("emoji", 2),
+        ("flags", 2), // one flag is two regional indicators
+        ("emoji_parts", 1),
+    ];
+    for (name, n) in expected {
+        assert_eq!(count(&f, name), n, "{name}");
+    }
+    let listed: u32 = expected.iter().map(|(_, n)| n).sum();
+    assert_eq!(
+        f.counts.iter().sum::<u32>(),
+        listed,
+        "no other count is set"
+    );
+}
+
+#[test]
+fn scanner_finds_encoded_data() {
+    let b64 = scan("data: SGVsbG8gd29ybGQhIFRoaXMgaXMgYmFzZTY0Lg==");
+    assert_eq!(count(&b64, "base64_chars"), 40);
+    let sha = scan("commit 3f2a9c1b7e4d and CONSTANT_VALUE");
+    assert_eq!(count(&sha, "hex_chars"), 12);
+    assert_eq!(count(&sha, "caps_letters"), 13);
+    assert_eq!(count(&sha, "base64_chars"), 0);
+}
+
+#[test]
+fn empty_input_is_zero_tokens() {
+    for est in all_estimators() {
+        assert_eq!(est.text(""), 0.0);
+        assert_eq!(est.unknown_json(""), 0.0);
+    }
+    assert_eq!(scan(""), TextFeatures::default());
+}
+
+#[test]
+fn pinned_estimates_on_fixed_inputs() {
+    let o200k = CalibratedEstimator::new(TokenizerFamily::O200k, EstimateVariant::Calibrated);
+    let o200k_cons =
+        CalibratedEstimator::new(TokenizerFamily::O200k, EstimateVariant::Conservative);
+    let universal =
+        CalibratedEstimator::new(TokenizerFamily::Universal, EstimateVariant::Calibrated);
+    assert_eq!(o200k.text("Hello, world!"), 3.9598756);
+    assert_eq!(o200k_cons.text("Hello, world!"), 5.096753);
+    assert_eq!(o200k.text("你好，世界！这是一个测试。"), 10.282936000000001);
+    assert_eq!(
+        universal.text("fn main() { println!(\"{}\", 42); }"),
+        12.3062808
+    );
+    let call = obj(json!({"name": "read_file", "args": {"file_path": "src/lib.rs"}}));
+    assert_eq!(o200k.function_call(&call), 11.560237);
+    assert_eq!(o200k.per_message(), 4.23696);
+}
+
+#[test]
+fn estimate_is_the_weighted_sum_of_the_counts() {
+    let text = "Der schnelle braune Fuchs 🦊 springt über den faulen Hund: 3.14159";
+    for family in TokenizerFamily::ALL {
+        let f = scan(text);
+        let w = family.weights();
+        let cal = CalibratedEstimator::new(family, EstimateVariant::Calibrated);
+        let cons = CalibratedEstimator::new(family, EstimateVariant::Conservative);
+        assert_eq!(cal.text(text), f.dot(&w.text));
+        assert_eq!(
+            cons.text(text),
+            f.dot(&w.conservative_text).max(f.dot(&w.text))
+        );
+    }
+}
+
+#[test]
+fn same_count_whether_the_text_came_as_utf16_or_utf8() {
+    // What JavaScript holds: UTF-16 code units, with surrogate pairs for
+    // 😀 and 𠀋 (a CJK character outside the BMP).
+    let literal = "naïve 😀 𠀋 café — 中文 カタカナ 한국어";
+    let units: Vec<u16> = literal.encode_utf16().collect();
+    let from_utf16 = String::from_utf16(&units).expect("valid UTF-16");
+    let from_utf8 = String::from_utf8(literal.as_bytes().to_vec()).expect("valid UTF-8");
+    assert_eq!(scan(&from_utf16), scan(&from_utf8));
+    for est in all_estimators() {
+        assert_eq!(est.text(&from_utf16), est.text(literal));
+    }
+    // One astral character is one character, not two units or four bytes.
+    let one = scan("𠀋");
+    assert_eq!(count(&one, "han"), 1);
+    // A lone surrogate reaches Rust as U+FFFD (wasm-bindgen converts it):
+    // counted as one symbol, no panic.
+    let lossy = String::from_utf16_lossy(&[0x61, 0xD800, 0x62]);
+    assert_eq!(count(&scan(&lossy), "bmp_symbols"), 1);
+}
+
+#[test]
+fn denser_scripts_and_data_cost_more_tokens_per_character() {
+    let english = "The quick brown fox jumps over the lazy dog, and then it rests in the warm sun.";
+    let chinese = "敏捷的棕色狐狸跳过了那只懒狗，然后在温暖的阳光下休息。这是一个常见的测试句子。";
+    let base64 =
+        "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZywgYW5kIHRoZW4gaXQgcmVzdHM=";
+    let per_char = |est: &CalibratedEstimator, t: &str| est.text(t) / t.chars().count() as f64;
+    for est in all_estimators() {
+        let en = per_char(&est, english);
+        assert!(
+            per_char(&est, chinese) > 2.0 * en,
+            "{est:?}: Chinese vs English"
+        );
+        assert!(
+            per_char(&est, base64) > 1.5 * en,
+            "{est:?}: base64 vs English"
+        );
+    }
+}
+
+#[test]
+fn conservative_is_never_below_calibrated() {
+    for family in TokenizerFamily::ALL {
+        let cal = CalibratedEstimator::new(family, EstimateVariant::Calibrated);
+        let cons = CalibratedEstimator::new(family, EstimateVariant::Conservative);
+        for t in [
+            "Hello, world!",
+            "{\"a\": [1, 2, 3]}",
+            "日本語のテキストです。",
+        ] {
+            assert!(cons.text(t) >= cal.text(t), "{family:?} {t}");
+        }
+    }
+}
+
+#[test]
+fn function_parts_count_what_the_provider_sends() {
+    let est = CalibratedEstimator::new(TokenizerFamily::Qwen, EstimateVariant::Calibrated);
+    let output = "total 8\ndrwxr-xr-x 2 root root 4096 Nov 30 14:37 scripts\n";
+    // The output string is sent as is, not as a JSON-escaped string in a wrapper.
+    let with_output = obj(json!({"name": "run_shell_command", "response": {"output": output}}));
+    let per_response = est.function_response(&obj(json!({"name": "x"})));
+    assert_eq!(
+        est.function_response(&with_output),
+        est.text(output) + per_response
+    );
+    // Any other shape is sent as its JSON.
+    let other = json!({"error": "not found", "code": 2});
+    let with_other = obj(json!({"name": "read_file", "response": other}));
+    assert_eq!(
+        est.function_response(&with_other),
+        est.text(&other.to_string()) + per_response
+    );
+    // A call is its name plus its arguments' JSON; a bigger argument costs more.
+    let small = obj(json!({"name": "grep", "args": {"pattern": "x"}}));
+    let big = obj(json!({"name": "grep", "args": {"pattern": "x".repeat(200)}}));
+    assert!(est.function_call(&big) > est.function_call(&small));
+    // Nothing from outside makes it panic: odd shapes count what is there.
+    assert!(est.function_call(&obj(json!({"name": 3, "args": null}))) >= 0.0);
+    assert!(est.function_response(&obj(json!({"response": [1, 2]}))) > 0.0);
+}
+
+#[test]
+fn family_names_round_trip() {
+    for f in TokenizerFamily::ALL {
+        assert_eq!(TokenizerFamily::from_name(f.name()), Some(f));
+    }
+    assert_eq!(TokenizerFamily::from_name("gpt2"), None);
+}
