@@ -62,7 +62,10 @@ export function renderLadder(t) {
     tick.append(label);
     ticks.append(tick);
   });
-  $("ladder-end").textContent = `window ${tokens(w)}`;
+  const reserve = w - t.effectiveWindow;
+  $("ladder-end").textContent = t.effectiveWindow === 0 && w > 0
+    ? `window ${tokens(w)} · hatched: all of it is within the 20,000 reserve`
+    : reserve > 0 ? `window ${tokens(w)} · hatched: ${tokens(reserve)} reserve` : `window ${tokens(w)}`;
 
   const reserveShown = w > 0 && t.effectiveWindow < w;
   $("band-reserve").hidden = !reserveShown;
@@ -84,8 +87,9 @@ export function renderLadder(t) {
 
 function caption(t) {
   const w = t.window;
-  if (w === 0) return "A window of 0 tokens: every threshold is 0.";
-  const parts = [`Window ${short(w)}: warn at ${tokens(t.warn)}, auto at ${tokens(t.auto)}, hard at ${tokens(t.hard)}.`];
+  const parts = [w === 0
+    ? "A window of 0 tokens: every threshold is 0."
+    : `Window ${short(w)}: warn at ${tokens(t.warn)}, auto at ${tokens(t.auto)}, hard at ${tokens(t.hard)}.`];
   if (t.hardRule === "auto") {
     parts.push("On a window this small hard collapses onto auto: there is no [auto, hard) band, every compaction is forced and the failure breaker never comes into play.");
   }
