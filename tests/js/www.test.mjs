@@ -375,6 +375,38 @@ test("an OpenAI-compatible endpoint as the summarizer: the request it gets, the 
   await page.close();
 });
 
+test("“Run to the next compaction” stops at the first run; a summary in flight can be cancelled (ABORTED, not a failure)", async () => {
+  const { page, problems } = await openPage();
+  await setWindow(page, 64_000);
+  await byTestId(page, "sim-run").click();
+  await page.waitForSelector("#sim-log li");
+  await page.waitForSelector('#sim[data-idle="true"]');
+  const entries = await page.$$eval("#sim-log li", (els) => els.map((li) => ({ ...li.dataset })));
+  assert.equal(entries.length, 1);
+  assert.notEqual(entries[0].status, "NOOP");
+  // On 64K hard == auto: the first run is already forced.
+  assert.equal(cc.computeThresholds(64_000).hardRule, "auto");
+  assert.deepEqual([entries[0].trigger, entries[0].forced], ["hard", "true"]);
+
+  // An endpoint that never answers: the run waits until the user cancels it.
+  const endpoint = "https://slow.invalid/v1/chat/completions";
+  let requested;
+  const seen = new Promise((r) => { requested = r; });
+  await page.route(endpoint, () => requested());
+  await page.locator('input[name="summarizer"][value="endpoint"]').check();
+  await page.fill("#endpoint-url", endpoint);
+  const failures = await page.getAttribute("#sim", "data-failures");
+  await byTestId(page, "sim-compact").click();
+  await seen;
+  assert.equal(await page.getAttribute("#sim", "data-idle"), "false");
+  await byTestId(page, "sim-cancel").click();
+  await page.waitForSelector('#sim[data-idle="true"]');
+  assert.equal(await page.locator("#sim-log li").first().getAttribute("data-status"), "ABORTED");
+  assert.equal(await page.getAttribute("#sim", "data-failures"), failures);
+  assert.deepEqual(problems.filter((p) => !p.includes("slow.invalid")), []);
+  await page.close();
+});
+
 test("screenshots, and nothing overflows at 390×844", async () => {
   for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     const { page, problems } = await openPage(viewport);
