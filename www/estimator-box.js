@@ -75,29 +75,32 @@ export function renderEstimates(cc, available) {
     return;
   }
 
+  // The estimates come right after the part, so that they stay in view on
+  // a phone; the size closes the row.
   const head = table.createTHead().insertRow();
-  for (const name of ["#", "role", "part", "chars"]) th(head, name, "col");
+  for (const name of ["#", "part"]) th(head, name, "col");
   for (const c of available) th(head, c.label, "col").dataset.estimator = c.label;
+  th(head, "chars", "col");
 
   const body = table.createTBody();
   const total = body.insertRow();
   total.className = "total";
   total.dataset.testid = "estimate-total";
-  th(total, "all", "row").colSpan = 4;
-  available.forEach((c, i) => td(total, tokens(totals[i])).dataset.estimator = c.label);
+  th(total, "all (rounded once)", "row").colSpan = 2;
+  available.forEach((c, i) => { td(total, tokens(totals[i])).dataset.estimator = c.label; });
+  td(total, tokens(contents.reduce((n, m) => n + (m.parts ?? []).reduce((k, p) => k + partSize(p), 0), 0)));
 
   contents.forEach((message, m) => {
     (message.parts ?? []).forEach((part, p) => {
       const row = body.insertRow();
       row.dataset.testid = "estimate-part";
       th(row, `${m + 1}.${p + 1}`, "row");
-      td(row, message.role ?? "");
-      td(row, partKind(part));
-      td(row, tokens(partSize(part)));
+      td(row, `${message.role ?? ""} · ${partKind(part)}`);
       for (const c of available) {
         const one = cc.estimateContentTokens([{ role: message.role, parts: [part] }], { ...c.options, ...extra });
         td(row, tokens(one)).dataset.estimator = c.label;
       }
+      td(row, tokens(partSize(part)));
     });
   });
 }

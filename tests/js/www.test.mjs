@@ -421,8 +421,9 @@ test("screenshots, and nothing overflows at 390×844", async () => {
     await setTokens(page, 100_000);
     assert.ok(await overflow() <= viewport.width, `${name}: no horizontal scroll with the log, the plot and the tables filled`);
     await page.screenshot({ path: resolve(shots, `www-${name}.png`), fullPage: true });
-    await page.locator("#ladder-section").screenshot({ path: resolve(shots, `www-${name}-ladder.png`) });
-    await page.locator("#sim-section").screenshot({ path: resolve(shots, `www-${name}-simulator.png`) });
+    for (const section of ["window", "ladder", "count", "estimator", "sim"]) {
+      await page.locator(`#${section}-section`).screenshot({ path: resolve(shots, `www-${name}-${section}.png`) });
+    }
     assert.deepEqual(problems, []);
     await page.close();
   }
