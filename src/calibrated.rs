@@ -459,7 +459,10 @@ impl Scanner {
 }
 
 /// Which tokenizer the counts should imitate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum TokenizerFamily {
     /// One set of weights fitted on all four families at once, for hosts
     /// that do not say which model they call.

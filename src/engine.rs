@@ -5,10 +5,11 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::calibrated::TokenizerFamily;
 use crate::content::Content;
 use crate::error::{Error, ErrorCode, describe};
 use crate::estimate::{
-    EstimateOptions, estimate_content_tokens, estimate_prompt_tokens, message_tokens,
+    EstimateOptions, Estimator, estimate_content_tokens, estimate_prompt_tokens, message_tokens,
 };
 use crate::ladder::{MAX_CONSECUTIVE_FAILURES, Thresholds, Tier, compute_thresholds, current_tier};
 use crate::retention::{RetentionSettings, split_point};
@@ -23,10 +24,15 @@ use crate::usage::{ParsedUsage, Usage};
 pub const SAVED_STATE_VERSION: u32 = 1;
 
 /// Everything the host can tune, read once per chat.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// The estimator defaults to `conservative` (tokenizer `universal`): these
+/// options drive threshold decisions, where an estimate may only make
+/// compaction trigger earlier, and the conservative estimator rarely
+/// under-counts (see README, "Which estimator").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", from = "RawCompactionOptions")]
 pub struct CompactionOptions {
-    /// `imageTokenEstimate` and the estimator.
+    /// `imageTokenEstimate`, `estimator` and `tokenizer`.
     #[serde(flatten)]
     pub estimate: EstimateOptions,
     /// `excludeMessages` and `excludeContextWindowPercent`.
@@ -37,13 +43,57 @@ pub struct CompactionOptions {
     pub prompt: PromptSettings,
 }
 
+impl Default for CompactionOptions {
+    fn default() -> Self {
+        CompactionOptions {
+            estimate: EstimateOptions::for_thresholds(TokenizerFamily::Universal),
+            retention: RetentionSettings::default(),
+            prompt: PromptSettings::default(),
+        }
+    }
+}
+
+/// [`CompactionOptions`] as read: a missing estimator means the default for
+/// threshold decisions, not [`EstimateOptions`]' own default (the spec's rule).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawCompactionOptions {
+    #[serde(default)]
+    image_token_estimate: Option<f64>,
+    #[serde(default)]
+    estimator: Option<Estimator>,
+    #[serde(default)]
+    tokenizer: Option<TokenizerFamily>,
+    #[serde(flatten)]
+    retention: RetentionSettings,
+    #[serde(flatten)]
+    prompt: PromptSettings,
+}
+
+impl From<RawCompactionOptions> for CompactionOptions {
+    fn from(raw: RawCompactionOptions) -> Self {
+        let defaults = CompactionOptions::default().estimate;
+        CompactionOptions {
+            estimate: EstimateOptions {
+                image_token_estimate: raw
+                    .image_token_estimate
+                    .unwrap_or(defaults.image_token_estimate),
+                estimator: raw.estimator.unwrap_or(defaults.estimator),
+                tokenizer: raw.tokenizer.unwrap_or(defaults.tokenizer),
+            },
+            retention: raw.retention,
+            prompt: raw.prompt,
+        }
+    }
+}
+
 impl CompactionOptions {
     /// Options from loaded settings, the prompt left at its default.
     pub fn from_settings(settings: &Settings) -> CompactionOptions {
         CompactionOptions {
             estimate: EstimateOptions {
                 image_token_estimate: settings.image_token_estimate,
-                ..EstimateOptions::default()
+                ..CompactionOptions::default().estimate
             },
             retention: RetentionSettings {
                 exclude_messages: settings.exclude_messages,

@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
 
@@ -68,19 +69,17 @@ impl TextEstimator for Reference {
 /// Which estimator counts tokens.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[non_exhaustive]
 pub enum Estimator {
-    /// The spec's rule (characters ÷ 4, JSON ÷ 2).
+    /// The spec's rule (characters ÷ 4, JSON ÷ 2): for parity with other
+    /// implementations of the spec.
     #[default]
     Reference,
-}
-
-impl Estimator {
-    fn text_estimator(&self) -> &dyn TextEstimator {
-        match self {
-            Estimator::Reference => &Reference,
-        }
-    }
+    /// Character classes with fitted weights, unbiased: for display and
+    /// accounting (see [`crate::calibrated`]).
+    Calibrated,
+    /// The same, leaning high so that it rarely under-counts: for threshold
+    /// decisions, where an estimate may only make compaction trigger earlier.
+    Conservative,
 }
 
 /// Options for estimation.
@@ -91,13 +90,61 @@ pub struct EstimateOptions {
     pub image_token_estimate: f64,
     /// Which estimator counts text and JSON.
     pub estimator: Estimator,
+    /// Which tokenizer family the calibrated estimators imitate
+    /// (`universal` when the host does not know its model's).
+    pub tokenizer: TokenizerFamily,
 }
 
 impl Default for EstimateOptions {
+    /// The spec's rule, as the spec's functions define it.
     fn default() -> Self {
         EstimateOptions {
             image_token_estimate: DEFAULT_IMAGE_TOKEN_ESTIMATE,
             estimator: Estimator::Reference,
+            tokenizer: TokenizerFamily::Universal,
+        }
+    }
+}
+
+impl EstimateOptions {
+    /// The options for threshold decisions: the conservative estimator,
+    /// which rarely under-counts, for `tokenizer`.
+    pub fn for_thresholds(tokenizer: TokenizerFamily) -> EstimateOptions {
+        EstimateOptions {
+            estimator: Estimator::Conservative,
+            tokenizer,
+            ..EstimateOptions::default()
+        }
+    }
+
+    /// The estimator these options select.
+    pub fn text_estimator(&self) -> SelectedEstimator {
+        let variant = match self.estimator {
+            Estimator::Reference => return SelectedEstimator::Reference(Reference),
+            Estimator::Calibrated => EstimateVariant::Calibrated,
+            Estimator::Conservative => EstimateVariant::Conservative,
+        };
+        SelectedEstimator::Calibrated(CalibratedEstimator::new(self.tokenizer, variant))
+    }
+}
+
+/// The estimator [`EstimateOptions`] select, as one concrete type.
+// A short-lived value on the stack; boxing the weights would allocate for
+// every message estimated.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SelectedEstimator {
+    /// The spec's rule.
+    Reference(Reference),
+    /// A calibrated or conservative estimator.
+    Calibrated(CalibratedEstimator),
+}
+
+impl SelectedEstimator {
+    fn get(&self) -> &dyn TextEstimator {
+        match self {
+            SelectedEstimator::Reference(r) => r,
+            SelectedEstimator::Calibrated(c) => c,
         }
     }
 }
@@ -121,12 +168,25 @@ impl EstimateOptions {
 
 /// Unrounded tokens of one message: the unit the engine sums for retention.
 pub fn message_tokens(content: &Content, options: &EstimateOptions) -> f64 {
-    let estimator = options.estimator.text_estimator();
+    message_tokens_with(
+        content,
+        options.text_estimator().get(),
+        options.image_token_estimate,
+    )
+}
+
+/// Unrounded tokens of one message under any [`TextEstimator`] (the
+/// fitting program measures weights of its own with it).
+pub fn message_tokens_with(
+    content: &Content,
+    estimator: &dyn TextEstimator,
+    image_token_estimate: f64,
+) -> f64 {
     estimator.per_message()
         + content
             .parts
             .iter()
-            .map(|part| part_tokens(part, estimator, options.image_token_estimate))
+            .map(|part| part_tokens(part, estimator, image_token_estimate))
             .sum::<f64>()
 }
 
@@ -170,6 +230,16 @@ fn part_tokens(part: &Part, estimator: &dyn TextEstimator, image_token_estimate:
 pub fn estimate_content_tokens(contents: &[Content], options: &EstimateOptions) -> u64 {
     let total: f64 = contents.iter().map(|c| message_tokens(c, options)).sum();
     total.ceil() as u64
+}
+
+/// Estimated tokens of one text under the selected estimator, rounded up.
+///
+/// ```
+/// use compaction_core::{estimate::estimate_text_tokens, EstimateOptions};
+/// assert_eq!(estimate_text_tokens("hello world", &EstimateOptions::default()), 3);
+/// ```
+pub fn estimate_text_tokens(text: &str, options: &EstimateOptions) -> u64 {
+    options.text_estimator().get().text(text).ceil() as u64
 }
 
 /// Estimated size of the prompt about to be sent.

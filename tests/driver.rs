@@ -7,13 +7,13 @@ use std::task::{Context, Poll, Waker};
 
 use common::{YieldOnce, block_on, conversation, snapshot, user};
 use compaction_core::{
-    CompactionStatus, Compactor, CompactorConfig, Content, ErrorCode, NoopReason, SummarizeError,
-    SummaryAnswer, SummaryRequest, Trigger, before_send, compact_now,
+    CompactionStatus, Compactor, Content, ErrorCode, NoopReason, SummarizeError, SummaryAnswer,
+    SummaryRequest, Trigger, before_send, compact_now,
 };
 use serde_json::json;
 
 fn chat_at(tokens: u64) -> RefCell<Compactor> {
-    let mut chat = Compactor::new(CompactorConfig::new(200_000.0)).unwrap();
+    let mut chat = Compactor::new(common::spec_config(200_000.0)).unwrap();
     chat.handle_usage(&json!({ "totalTokenCount": tokens }));
     RefCell::new(chat)
 }

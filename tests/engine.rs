@@ -12,7 +12,7 @@ const WINDOW: f64 = 200_000.0; // warn 147 000, auto 167 000, hard 177 000
 
 /// A chat whose last response reported `tokens`.
 fn chat_at(tokens: u64) -> Compactor {
-    let mut chat = Compactor::new(CompactorConfig::new(WINDOW)).unwrap();
+    let mut chat = Compactor::new(common::spec_config(WINDOW)).unwrap();
     if tokens > 0 {
         assert!(
             chat.handle_usage(&json!({ "totalTokenCount": tokens }))
@@ -173,7 +173,7 @@ fn the_new_count_comes_from_the_summary_usage_when_present() {
 fn hard_forces_compaction_before_the_send_and_resets_the_breaker() {
     let mut chat = Compactor::new(CompactorConfig {
         consecutive_failures: 3,
-        ..CompactorConfig::new(WINDOW)
+        ..common::spec_config(WINDOW)
     })
     .unwrap();
     chat.handle_usage(&json!({ "totalTokenCount": 176_000 }));
@@ -277,7 +277,7 @@ fn the_request_carries_the_output_cap_and_thinking_off() {
 #[test]
 fn the_output_cap_shrinks_on_a_small_window() {
     // 32K: auto = hard = 22 400. A resumed chat of about 23 000 tokens.
-    let mut chat = Compactor::new(CompactorConfig::new(32_000.0)).unwrap();
+    let mut chat = Compactor::new(common::spec_config(32_000.0)).unwrap();
     let history = conversation(23, 2_000); // 46 × 500 tokens
     let (_, request, trigger) =
         expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
@@ -580,7 +580,7 @@ fn focus_and_extra_instructions_are_appended_and_the_prompt_can_be_replaced() {
     options.prompt.extra_instructions = Some("Keep ticket numbers.".into());
     let mut chat = Compactor::new(CompactorConfig {
         options: options.clone(),
-        ..CompactorConfig::new(WINDOW)
+        ..common::spec_config(WINDOW)
     })
     .unwrap();
     let (_, request, _) = expect_summarize(
@@ -596,7 +596,7 @@ fn focus_and_extra_instructions_are_appended_and_the_prompt_can_be_replaced() {
     options.prompt.system_prompt = Some("Summarize like a pirate.".into());
     let mut chat = Compactor::new(CompactorConfig {
         options,
-        ..CompactorConfig::new(WINDOW)
+        ..common::spec_config(WINDOW)
     })
     .unwrap();
     let (_, request, _) = expect_summarize(chat.poll_manual(&history, None).unwrap());
@@ -742,7 +742,7 @@ fn statuses_keep_the_reference_numbers_and_serialize_as_numbers() {
 fn state_is_saved_and_restored_as_plain_json() {
     let mut chat = Compactor::new(CompactorConfig {
         consecutive_failures: 2,
-        ..CompactorConfig::new(WINDOW)
+        ..common::spec_config(WINDOW)
     })
     .unwrap();
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
@@ -812,7 +812,7 @@ fn restoring_garbage_says_what_was_wrong() {
 fn bad_configs_are_typed_errors() {
     for window in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert_eq!(
-            Compactor::new(CompactorConfig::new(window))
+            Compactor::new(common::spec_config(window))
                 .unwrap_err()
                 .code(),
             ErrorCode::InvalidWindow,
@@ -823,7 +823,7 @@ fn bad_configs_are_typed_errors() {
     options.retention.exclude_context_window_percent = -1.0;
     let err = Compactor::new(CompactorConfig {
         options,
-        ..CompactorConfig::new(WINDOW)
+        ..common::spec_config(WINDOW)
     })
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
@@ -853,8 +853,8 @@ fn bad_configs_are_typed_errors() {
 
 #[test]
 fn needs_history_only_without_an_anchor_or_when_compaction_is_due() {
-    use compaction_core::{Compactor, CompactorConfig, Content};
-    let mut chat = Compactor::new(CompactorConfig::new(200_000.0)).unwrap();
+    use compaction_core::{Compactor, Content};
+    let mut chat = Compactor::new(common::spec_config(200_000.0)).unwrap();
     let msg = Content::text("user", "hello world");
     // No usage yet: the whole history is estimated.
     assert!(chat.needs_history(&msg));
@@ -863,4 +863,45 @@ fn needs_history_only_without_an_anchor_or_when_compaction_is_due() {
     // At auto (167 000) a compaction is prepared, which reads the history.
     let _ = chat.handle_usage(&serde_json::json!({ "totalTokenCount": 166_999 }));
     assert!(chat.needs_history(&msg));
+}
+
+#[test]
+fn threshold_decisions_default_to_the_conservative_estimator() {
+    use compaction_core::calibrated::TokenizerFamily;
+    use compaction_core::{CompactionOptions, Compactor, CompactorConfig, Estimator};
+    let defaults = CompactorConfig::new(WINDOW).options.estimate;
+    assert_eq!(defaults.estimator, Estimator::Conservative);
+    assert_eq!(defaults.tokenizer, TokenizerFamily::Universal);
+    // Read from JSON, a missing estimator is the same default, not the spec's rule
+    // (which stays the default of the stateless estimate functions).
+    let read: CompactionOptions =
+        serde_json::from_value(serde_json::json!({ "excludeMessages": 3 })).unwrap();
+    assert_eq!(read.estimate.estimator, Estimator::Conservative);
+    assert_eq!(read.retention.exclude_messages, 3);
+    let chosen: CompactionOptions = serde_json::from_value(
+        serde_json::json!({ "estimator": "calibrated", "tokenizer": "o200k" }),
+    )
+    .unwrap();
+    assert_eq!(
+        (chosen.estimate.estimator, chosen.estimate.tokenizer),
+        (Estimator::Calibrated, TokenizerFamily::O200k)
+    );
+    assert_eq!(
+        compaction_core::EstimateOptions::default().estimator,
+        Estimator::Reference
+    );
+    // The choice survives save and restore.
+    let mut config = CompactorConfig::new(WINDOW);
+    config.options = chosen;
+    let saved = serde_json::to_value(Compactor::new(config).unwrap().save()).unwrap();
+    let restored = Compactor::restore_json(&saved).unwrap();
+    assert_eq!(
+        restored.options().estimate.tokenizer,
+        TokenizerFamily::O200k
+    );
+    // Unknown names are errors that list what exists.
+    let err =
+        serde_json::from_value::<CompactionOptions>(serde_json::json!({ "tokenizer": "gpt2" }))
+            .unwrap_err();
+    assert!(err.to_string().contains("o200k"), "{err}");
 }

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use common::{big_response, block_on, call, model, user};
 use compaction_core::{
-    CompactionStatus, Compactor, CompactorConfig, Content, EstimateOptions, SummarizeError,
-    SummaryAnswer, SummaryRequest, TipContext, Trigger, before_send, message_tokens, select_tip,
+    CompactionStatus, Compactor, Content, EstimateOptions, SummarizeError, SummaryAnswer,
+    SummaryRequest, TipContext, Trigger, before_send, message_tokens, select_tip,
 };
 use serde_json::json;
 
@@ -98,7 +98,7 @@ fn three_hundred_turns() {
         requests: RefCell::new(Vec::new()),
     };
     let summarizer = |request: SummaryRequest| script.summarize(request);
-    let mut chat = RefCell::new(Compactor::new(CompactorConfig::new(WINDOW)).unwrap());
+    let mut chat = RefCell::new(Compactor::new(common::spec_config(WINDOW)).unwrap());
     let thresholds = *chat.borrow().thresholds();
     let mut history: Vec<Content> = Vec::new();
     let mut tokens = 0.0_f64;

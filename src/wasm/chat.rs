@@ -16,28 +16,32 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use serde_json::{Map, Value};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
-use super::convert::{content, contents, js_type, json, number, to_js};
+use super::convert::{content, contents, from_json, js_type, json, number, to_js};
 use super::error::{invalid_argument, js_error};
 use super::functions::warn_once;
 use crate::context_report::context_report;
 use crate::driver::{self, SummarizeError, Summarizer};
-use crate::engine::{CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, SummaryAnswer};
+use crate::engine::{
+    CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig,
+    SummaryAnswer,
+};
 use crate::error::describe;
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
 use crate::summary_request::SummaryRequest;
 use crate::usage::Usage;
 
 /// The options a `ChatCompactor` accepts; anything else is a typo.
-const OPTION_KEYS: [&str; 9] = [
+const OPTION_KEYS: [&str; 10] = [
     "window",
     "consecutiveFailures",
     "hasFailedCompressionAttempt",
     "imageTokenEstimate",
     "estimator",
+    "tokenizer",
     "excludeMessages",
     "excludeContextWindowPercent",
     "systemPrompt",
@@ -50,7 +54,8 @@ const LEGACY_OPTION_WARNING: &str = "compaction-core: hasFailedCompressionAttemp
 /// The statuses of a compaction, numbered as in the reference
 /// implementation (1–6) plus this library's 7 and 8.
 #[wasm_bindgen]
-#[allow(non_camel_case_types)]
+// Named as the reference spells them, which is what JS code switches on.
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 #[derive(Clone, Copy)]
 pub enum CompressionStatus {
     /// The history was compacted: use the result's `history`.
@@ -119,9 +124,13 @@ impl ChatCompactor {
     /// new ChatCompactor({ window: 128_000, excludeMessages: 3, consecutiveFailures: 0 });
     /// ```
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "ChatCompactorOptions")] options: JsValue) -> Result<ChatCompactor, JsValue> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "ChatCompactorOptions")] options: JsValue,
+    ) -> Result<ChatCompactor, JsValue> {
         let config = config_from_js(options)?;
-        Ok(ChatCompactor { core: Rc::new(RefCell::new(Compactor::new(config)?)) })
+        Ok(ChatCompactor {
+            core: Rc::new(RefCell::new(Compactor::new(config)?)),
+        })
     }
 
     /// A chat restored from `save()`'s output (e.g. after a webview reload).
@@ -130,9 +139,13 @@ impl ChatCompactor {
     /// ```ts
     /// const chat = ChatCompactor.restore(JSON.parse(localStorage.chatState));
     /// ```
-    pub fn restore(#[wasm_bindgen(unchecked_param_type = "SavedState")] state: JsValue) -> Result<ChatCompactor, JsValue> {
+    pub fn restore(
+        #[wasm_bindgen(unchecked_param_type = "SavedState")] state: JsValue,
+    ) -> Result<ChatCompactor, JsValue> {
         let value = json(state, "state")?;
-        Ok(ChatCompactor { core: Rc::new(RefCell::new(Compactor::restore_json(&value)?)) })
+        Ok(ChatCompactor {
+            core: Rc::new(RefCell::new(Compactor::restore_json(&value)?)),
+        })
     }
 
     /// The state as plain JSON data, for `ChatCompactor.restore`. A run in
@@ -185,7 +198,10 @@ impl ChatCompactor {
     /// chat.setWindow(1_000_000);
     /// ```
     #[wasm_bindgen(js_name = setWindow)]
-    pub fn set_window(&self, #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue) -> Result<(), JsValue> {
+    pub fn set_window(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] window: JsValue,
+    ) -> Result<(), JsValue> {
         let window = number(&window, "window")?;
         self.core_mut()?.set_window(window).map_err(Into::into)
     }
@@ -199,7 +215,10 @@ impl ChatCompactor {
     /// chat.reportUsage({ promptTokenCount: 90_000, candidatesTokenCount: 800, totalTokenCount: 90_800 });
     /// ```
     #[wasm_bindgen(js_name = reportUsage, unchecked_return_type = "UsageUpdate")]
-    pub fn report_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageReport")] usage: JsValue) -> Result<JsValue, JsValue> {
+    pub fn report_usage(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "UsageReport")] usage: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let value = json(usage, "usage")?;
         let update = self.core_mut()?.handle_usage(&value);
         to_js(&update)
@@ -215,7 +234,10 @@ impl ChatCompactor {
     #[wasm_bindgen(unchecked_return_type = "ContextReport")]
     pub fn usage(&self) -> Result<JsValue, JsValue> {
         let core = self.core()?;
-        to_js(&context_report(core.last_prompt_token_count() as f64, core.window())?)
+        to_js(&context_report(
+            core.last_prompt_token_count() as f64,
+            core.window(),
+        )?)
     }
 
     /// The check before sending `userMessage` (SPEC §3): at `hard` the
@@ -238,7 +260,8 @@ impl ChatCompactor {
     pub fn before_send(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Content[]")] history: JsValue,
-        #[wasm_bindgen(js_name = userMessage, unchecked_param_type = "Content")] user_message: JsValue,
+        #[wasm_bindgen(js_name = userMessage, unchecked_param_type = "Content")]
+        user_message: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Summarize")] summarize: JsValue,
         options: Option<BeforeSendOptionsJs>,
     ) -> Promise {
@@ -246,11 +269,16 @@ impl ChatCompactor {
         future_to_promise(async move {
             let user_message = content(user_message, "userMessage")?;
             let history_array = history_array(&history)?;
-            let summarizer = JsSummarizer::new(summarize, options.map_or(JsValue::UNDEFINED, Into::into))?;
+            let summarizer =
+                JsSummarizer::new(summarize, options.map_or(JsValue::UNDEFINED, Into::into))?;
             // On an ordinary turn the check needs only the new message: do
             // not convert a long history that will not be read.
             let needed = borrow(&core)?.needs_history(&user_message);
-            let parsed = if needed { contents(history, "history")? } else { Vec::new() };
+            let parsed = if needed {
+                contents(history, "history")?
+            } else {
+                Vec::new()
+            };
             let outcome = driver::before_send(&core, &summarizer, &parsed, &user_message).await?;
             result_to_js(outcome, &history_array, summarizer.cause.take())
         })
@@ -276,13 +304,17 @@ impl ChatCompactor {
             let focus = match get(&options, "focus")? {
                 v if v.is_undefined() || v.is_null() => None,
                 v => Some(v.as_string().ok_or_else(|| {
-                    invalid_argument(format!("options.focus must be a string, got {}", js_type(&v)))
+                    invalid_argument(format!(
+                        "options.focus must be a string, got {}",
+                        js_type(&v)
+                    ))
                 })?),
             };
             let history_array = history_array(&history)?;
             let summarizer = JsSummarizer::new(summarize, options)?;
             let parsed = contents(history, "history")?;
-            let outcome = driver::compact_now(&core, &summarizer, &parsed, focus.as_deref()).await?;
+            let outcome =
+                driver::compact_now(&core, &summarizer, &parsed, focus.as_deref()).await?;
             result_to_js(outcome, &history_array, summarizer.cause.take())
         })
     }
@@ -303,7 +335,11 @@ fn borrow(core: &Rc<RefCell<Compactor>>) -> Result<std::cell::Ref<'_, Compactor>
 }
 
 fn busy() -> JsValue {
-    crate::error::Error::new(crate::error::ErrorCode::Busy, "the chat is in use by another call; wait for it to finish").into()
+    crate::error::Error::new(
+        crate::error::ErrorCode::Busy,
+        "the chat is in use by another call; wait for it to finish",
+    )
+    .into()
 }
 
 fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
@@ -311,7 +347,10 @@ fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
         return Ok(JsValue::UNDEFINED);
     }
     if !object.is_object() {
-        return Err(invalid_argument(format!("options must be an object, got {}", js_type(object))));
+        return Err(invalid_argument(format!(
+            "options must be an object, got {}",
+            js_type(object)
+        )));
     }
     Reflect::get(object, &JsValue::from_str(key))
 }
@@ -320,7 +359,10 @@ fn history_array(history: &JsValue) -> Result<Array, JsValue> {
     history.dyn_ref::<Array>().cloned().ok_or_else(|| {
         crate::error::Error::new(
             crate::error::ErrorCode::InvalidContent,
-            format!("history must be an array of messages, got {}", js_type(history)),
+            format!(
+                "history must be an array of messages, got {}",
+                js_type(history)
+            ),
         )
         .into()
     })
@@ -362,14 +404,28 @@ fn config_from_js(options: JsValue) -> Result<CompactorConfig, JsValue> {
     }
     let window = match map.remove("window") {
         Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
-        Some(other) => return Err(invalid_argument(format!("options.window must be a number, got {}", describe(&other)))),
-        None => return Err(invalid_argument("options.window is missing: the model's context window in tokens".into())),
+        Some(other) => {
+            return Err(invalid_argument(format!(
+                "options.window must be a number, got {}",
+                describe(&other)
+            )));
+        }
+        None => {
+            return Err(invalid_argument(
+                "options.window is missing: the model's context window in tokens".into(),
+            ));
+        }
     };
     let legacy = map.remove("hasFailedCompressionAttempt");
     let consecutive_failures = match (map.remove("consecutiveFailures"), legacy) {
         (Some(v), _) => match v.as_f64() {
             Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => n as u32,
-            _ => return Err(invalid_argument(format!("options.consecutiveFailures must be an integer >= 0, got {}", describe(&v)))),
+            _ => {
+                return Err(invalid_argument(format!(
+                    "options.consecutiveFailures must be an integer >= 0, got {}",
+                    describe(&v)
+                )));
+            }
         },
         (None, Some(Value::Bool(failed))) => {
             warn_once(LEGACY_OPTION_WARNING);
@@ -385,9 +441,12 @@ fn config_from_js(options: JsValue) -> Result<CompactorConfig, JsValue> {
     };
     // Null means "the default", as for every optional field.
     map.retain(|_, v| !v.is_null());
-    let options: CompactionOptions = serde_json::from_value(Value::Object(map))
-        .map_err(|e| invalid_argument(format!("options: {e}")))?;
-    Ok(CompactorConfig { window, options, consecutive_failures })
+    let options: CompactionOptions = from_json(Value::Object(map), "options")?;
+    Ok(CompactorConfig {
+        window,
+        options,
+        consecutive_failures,
+    })
 }
 
 /// The host's `summarize` callback, with the abort signal of the run.
@@ -401,15 +460,25 @@ struct JsSummarizer {
 impl JsSummarizer {
     fn new(callback: JsValue, options: JsValue) -> Result<JsSummarizer, JsValue> {
         let callback = callback.dyn_into::<Function>().map_err(|v| {
-            invalid_argument(format!("summarize must be a function (request) => answer, got {}", js_type(&v)))
+            invalid_argument(format!(
+                "summarize must be a function (request) => answer, got {}",
+                js_type(&v)
+            ))
         })?;
         let signal = match get(&options, "signal")? {
             v if v.is_undefined() || v.is_null() => None,
             v => Some(v.dyn_into::<AbortSignal>().map_err(|v| {
-                invalid_argument(format!("options.signal must be an AbortSignal, got {}", js_type(&v)))
+                invalid_argument(format!(
+                    "options.signal must be an AbortSignal, got {}",
+                    js_type(&v)
+                ))
             })?),
         };
-        Ok(JsSummarizer { callback, signal, cause: RefCell::new(None) })
+        Ok(JsSummarizer {
+            callback,
+            signal,
+            cause: RefCell::new(None),
+        })
     }
 
     fn aborted(&self) -> bool {
@@ -428,7 +497,8 @@ impl Summarizer for JsSummarizer {
         if self.aborted() {
             return Err(SummarizeError::Aborted);
         }
-        let request = to_js(&request).map_err(|e| self.failed(e, "could not be given its request"))?;
+        let request =
+            to_js(&request).map_err(|e| self.failed(e, "could not be given its request"))?;
         let returned = match self.callback.call1(&JsValue::NULL, &request) {
             Ok(value) => value,
             Err(error) => return Err(self.failed(error, "threw")),
@@ -443,7 +513,16 @@ impl Summarizer for JsSummarizer {
             return Err(SummarizeError::Aborted);
         }
         match result {
-            Ok(answer) => parse_answer(answer).map_err(|message| self.failed(js_error(crate::error::ErrorCode::InvalidAnswer.as_str(), &message, None), "answered something malformed")),
+            Ok(answer) => parse_answer(answer).map_err(|message| {
+                self.failed(
+                    js_error(
+                        crate::error::ErrorCode::InvalidAnswer.as_str(),
+                        &message,
+                        None,
+                    ),
+                    "answered something malformed",
+                )
+            }),
             Err(error) => Err(self.failed(error, "rejected")),
         }
     }
@@ -462,10 +541,16 @@ fn rejects_on_abort(signal: &AbortSignal) -> Promise {
 /// `{ text, finishReason?, usage? }` or a plain string.
 fn parse_answer(answer: JsValue) -> Result<SummaryAnswer, String> {
     if let Some(text) = answer.as_string() {
-        return Ok(SummaryAnswer { text, ..SummaryAnswer::default() });
+        return Ok(SummaryAnswer {
+            text,
+            ..SummaryAnswer::default()
+        });
     }
     if !answer.is_object() {
-        return Err(format!("expected {{ text, finishReason?, usage? }} or a string, got {}", js_type(&answer)));
+        return Err(format!(
+            "expected {{ text, finishReason?, usage? }} or a string, got {}",
+            js_type(&answer)
+        ));
     }
     let value = json(answer, "the answer").map_err(|e| error_message(&e))?;
     let map: Map<String, Value> = match value {
@@ -474,19 +559,33 @@ fn parse_answer(answer: JsValue) -> Result<SummaryAnswer, String> {
     };
     let text = match map.get("text") {
         Some(Value::String(s)) => s.clone(),
-        Some(other) => return Err(format!("answer.text must be a string, got {}", describe(other))),
+        Some(other) => {
+            return Err(format!(
+                "answer.text must be a string, got {}",
+                describe(other)
+            ));
+        }
         None => return Err("the answer has no text".into()),
     };
     let finish_reason = match map.get("finishReason") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => return Err(format!("answer.finishReason must be a string, got {}", describe(other))),
+        Some(other) => {
+            return Err(format!(
+                "answer.finishReason must be a string, got {}",
+                describe(other)
+            ));
+        }
     };
     let usage = match map.get("usage") {
         None | Some(Value::Null) => None,
         Some(v) => Some(Usage::from_value(v).usage),
     };
-    Ok(SummaryAnswer { text, finish_reason, usage })
+    Ok(SummaryAnswer {
+        text,
+        finish_reason,
+        usage,
+    })
 }
 
 /// The message of a thrown value: `error.message` for errors, else its text.
@@ -502,12 +601,21 @@ fn error_message(error: &JsValue) -> String {
 /// The result object: the outcome's data, `statusName`, the host's own
 /// message objects for the kept tail and the replaced messages, and the
 /// host's error as `cause`.
-fn result_to_js(mut outcome: CompactionOutcome, history: &Array, host_cause: Option<JsValue>) -> Result<JsValue, JsValue> {
+fn result_to_js(
+    mut outcome: CompactionOutcome,
+    history: &Array,
+    host_cause: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
     let new_history = outcome.new_history.take();
     outcome.replaced = Vec::new();
     let object = to_js(&outcome)?;
-    let set = |key: &str, value: &JsValue| Reflect::set(&object, &JsValue::from_str(key), value).map(|_| ());
-    Reflect::delete_property(object.unchecked_ref::<Object>(), &JsValue::from_str("newHistory"))?;
+    let set = |key: &str, value: &JsValue| {
+        Reflect::set(&object, &JsValue::from_str(key), value).map(|_| ())
+    };
+    Reflect::delete_property(
+        object.unchecked_ref::<Object>(),
+        &JsValue::from_str("newHistory"),
+    )?;
     set("statusName", &JsValue::from_str(outcome.status.as_str()))?;
     let kept_from = outcome.kept_from as u32;
     match (outcome.status, new_history) {
@@ -531,9 +639,15 @@ fn result_to_js(mut outcome: CompactionOutcome, history: &Array, host_cause: Opt
     }
     match (host_cause, &outcome.cause) {
         (Some(cause), _) => set("cause", &cause)?,
-        (None, Some(text)) => set("cause", &js_error(crate::error::ErrorCode::InvalidAnswer.as_str(), text, None))?,
+        (None, Some(text)) => set(
+            "cause",
+            &js_error(crate::error::ErrorCode::InvalidAnswer.as_str(), text, None),
+        )?,
         (None, None) => {
-            Reflect::delete_property(object.unchecked_ref::<Object>(), &JsValue::from_str("cause"))?;
+            Reflect::delete_property(
+                object.unchecked_ref::<Object>(),
+                &JsValue::from_str("cause"),
+            )?;
         }
     }
     Ok(object)

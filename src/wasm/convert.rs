@@ -2,7 +2,7 @@
 
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use super::error::invalid_argument;
 use crate::content::Content;
@@ -16,68 +16,30 @@ pub fn number(value: &JsValue, name: &str) -> Result<f64, JsValue> {
         .ok_or_else(|| invalid_argument(format!("{name} must be a number, got {}", js_type(value))))
 }
 
-/// Deeper than this is surely a cycle (or hostile): an error, not a stack overflow.
-const MAX_DEPTH: usize = 256;
-
-/// A JS value read as JSON data, the way `JSON.stringify` sees it:
-/// `undefined` object fields are dropped, NaN and ±Infinity become null.
-///
-/// Written by hand rather than with serde-wasm-bindgen's deserializer: this
-/// one walk serves every input, and the module does not carry a second
-/// deserializer (with core's float formatting in its error messages) beside
-/// serde_json's.
+/// A JS value read as JSON data, exactly as `JSON.stringify` sees it
+/// (`undefined` fields dropped, NaN and ±Infinity as null, `toJSON`
+/// honoured). The engine's own JSON text is parsed by serde_json: one
+/// deserializer serves every input, which keeps the module small, and the
+/// browser's native stringify is the fastest way across the boundary.
 pub fn json(value: JsValue, name: &str) -> Result<Value, JsValue> {
-    to_json(&value, 0)
-        .map_err(|what| invalid_argument(format!("{name} is not plain data: {what}")))
-}
-
-fn to_json(value: &JsValue, depth: usize) -> Result<Value, String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("nested more than {MAX_DEPTH} levels deep (a cycle?)"));
-    }
-    if value.is_null() || value.is_undefined() {
+    if value.is_undefined() {
         return Ok(Value::Null);
     }
-    if let Some(b) = value.as_bool() {
-        return Ok(Value::Bool(b));
-    }
-    if let Some(n) = value.as_f64() {
-        return Ok(number_value(n));
-    }
-    if let Some(s) = value.as_string() {
-        return Ok(Value::String(s));
-    }
-    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
-        return array
-            .iter()
-            .map(|item| to_json(&item, depth + 1))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array);
-    }
-    if value.is_object() && !value.is_function() {
-        let mut map = serde_json::Map::new();
-        for entry in js_sys::Object::entries(value.unchecked_ref()).iter() {
-            let entry: js_sys::Array = entry.unchecked_into();
-            let item = entry.get(1);
-            if item.is_undefined() {
-                continue;
-            }
-            let key = entry.get(0).as_string().unwrap_or_default();
-            let item = to_json(&item, depth + 1).map_err(|e| format!("{key}: {e}"))?;
-            map.insert(key, item);
-        }
-        return Ok(Value::Object(map));
-    }
-    Err(format!("{} cannot be read as JSON", js_type(value)))
+    let text = js_sys::JSON::stringify(&value).map_err(|e| {
+        invalid_argument(format!("{name} is not plain data: {}", thrown_message(&e)))
+    })?;
+    let text = String::from(text);
+    serde_json::from_str(&text)
+        .map_err(|e| invalid_argument(format!("{name} is not plain data: {e}")))
 }
 
-/// A JS number as JSON: integers stay integers, NaN and ±Infinity are null.
-fn number_value(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0 {
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
-    }
+/// The message of a thrown JS value.
+pub fn thrown_message(error: &JsValue) -> String {
+    js_sys::Reflect::get(error, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| js_type(error))
 }
 
 /// A JS value read into a typed options/data struct; `undefined` and `null`
@@ -97,8 +59,27 @@ pub fn typed<T: DeserializeOwned>(value: JsValue, name: &str) -> Result<T, JsVal
             js_type(&value)
         )));
     }
-    serde_json::from_value(json(value, name)?)
-        .map_err(|e| invalid_argument(format!("{name}: {e}")))
+    from_json(json(value, name)?, name)
+}
+
+/// JSON data read into a typed struct. serde's messages do not say which
+/// field was wrong, so on an error each field is tried alone to name it.
+pub fn from_json<T: DeserializeOwned>(value: Value, name: &str) -> Result<T, JsValue> {
+    let error = match T::deserialize(&value) {
+        Ok(typed) => return Ok(typed),
+        Err(error) => error,
+    };
+    if let Value::Object(map) = &value {
+        for (key, field) in map {
+            let alone = Value::Object(std::iter::once((key.clone(), field.clone())).collect());
+            if let Err(e) = T::deserialize(&alone)
+                && !e.to_string().starts_with("missing field")
+            {
+                return Err(invalid_argument(format!("{name}.{key}: {e}")));
+            }
+        }
+    }
+    Err(invalid_argument(format!("{name}: {error}")))
 }
 
 /// A message list.
@@ -121,11 +102,13 @@ pub fn content(value: JsValue, name: &str) -> Result<Content, JsValue> {
     Content::from_value(json(value, name)?, name).map_err(Into::into)
 }
 
-/// A Rust value as plain JS data: objects, not `Map`s.
+/// A Rust value as plain JS data, through JSON text and `JSON.parse`: the
+/// one serializer the module already has (serde_json), rather than a second
+/// one instantiated for every type.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| invalid_argument(format!("cannot convert a result to JS: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|e| invalid_argument(format!("cannot convert a result to JS: {e}")))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// `typeof`-style description of a JS value for error messages.

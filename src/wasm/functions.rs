@@ -78,6 +78,29 @@ pub fn estimate_content_tokens(
     Ok(estimate::estimate_content_tokens(&contents, &options) as f64)
 }
 
+/// Estimated tokens of one text, rounded up: the text estimator alone, no
+/// message overhead.
+///
+/// @example
+/// ```ts
+/// estimateTextTokens("hello world"); // 3 (the spec's rule: 11 characters ÷ 4)
+/// estimateTextTokens("你好，世界", { estimator: "calibrated", tokenizer: "o200k" });
+/// ```
+#[wasm_bindgen(js_name = estimateTextTokens)]
+pub fn estimate_text_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    options: Option<EstimateOptionsJs>,
+) -> Result<f64, JsValue> {
+    let options = estimate_options(options)?;
+    let text = text.as_string().ok_or_else(|| {
+        super::error::invalid_argument(format!(
+            "text must be a string, got {}",
+            super::convert::js_type(&text)
+        ))
+    })?;
+    Ok(estimate::estimate_text_tokens(&text, &options) as f64)
+}
+
 /// Estimated size of the prompt about to be sent: `lastPromptTokenCount` plus
 /// the new message, or the whole history plus the message when the count is 0.
 ///

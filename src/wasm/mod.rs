@@ -6,9 +6,9 @@
 //! becomes a `CompactionError` with a stable `code`; nothing from outside
 //! can trap the module.
 
+mod chat;
 mod convert;
 mod error;
-mod chat;
 mod functions;
 
 use wasm_bindgen::prelude::*;

@@ -48,15 +48,23 @@ export interface Content { role: "user" | "model" | (string & {}); parts: Part[]
 /** Plain JSON data. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** Which estimator counts text: the spec's rule (`"reference"`). */
-export type Estimator = "reference";
+/**
+ * Which estimator counts tokens: the spec's rule (`"reference"`: characters ÷ 4, JSON ÷ 2), or character
+ * classes with fitted weights, unbiased (`"calibrated"`) or leaning high so it rarely under-counts (`"conservative"`).
+ */
+export type Estimator = "reference" | "calibrated" | "conservative";
+
+/** Which tokenizer the calibrated estimators imitate; `"universal"` when the model's is unknown. */
+export type TokenizerFamily = "universal" | "o200k" | "cl100k" | "claude" | "qwen";
 
 /** Options for token estimation. */
 export interface EstimateOptions {
   /** Tokens per image or document (default 1 600). */
   imageTokenEstimate?: number;
-  /** Which estimator (default `"reference"`). */
+  /** Which estimator (default `"reference"` for the estimate functions). */
   estimator?: Estimator;
+  /** The tokenizer family for the calibrated estimators (default `"universal"`). */
+  tokenizer?: TokenizerFamily;
 }
 
 /** A context tip. */
@@ -138,8 +146,10 @@ export interface ChatCompactorOptions {
   hasFailedCompressionAttempt?: boolean;
   /** Tokens per image or document (default 1 600). */
   imageTokenEstimate?: number;
-  /** Which estimator counts tokens (default `"reference"`). */
+  /** Which estimator counts tokens for the thresholds (default `"conservative"`: it rarely under-counts). */
   estimator?: Estimator;
+  /** The tokenizer family of the model (default `"universal"`). */
+  tokenizer?: TokenizerFamily;
   /** Recent user/model pairs kept verbatim (default 2). */
   excludeMessages?: number;
   /** Percent of the window kept as recent messages (default 2). */
@@ -155,7 +165,8 @@ export interface SavedState {
   version: 1;
   window: number;
   options: {
-    imageTokenEstimate: number; estimator: Estimator; excludeMessages: number; excludeContextWindowPercent: number;
+    imageTokenEstimate: number; estimator: Estimator; tokenizer: TokenizerFamily;
+    excludeMessages: number; excludeContextWindowPercent: number;
     systemPrompt: string | null; extraInstructions: string | null;
   };
   consecutiveFailures: number;

@@ -89,3 +89,12 @@ impl Future for YieldOnce {
         }
     }
 }
+
+/// A chat on the spec's own estimator (characters ÷ 4, JSON ÷ 2), so that
+/// the tests can state the spec's arithmetic exactly. The default for
+/// threshold decisions (conservative) has its own tests.
+pub fn spec_config(window: f64) -> compaction_core::CompactorConfig {
+    let mut config = compaction_core::CompactorConfig::new(window);
+    config.options.estimate.estimator = compaction_core::Estimator::Reference;
+    config
+}

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { ChatCompactor, CompressionStatus, computeThresholds, estimateContentTokens } = require("../../pkg/node/compaction_core.js");
+const cc = require("../../pkg/node/compaction_core.js");
+const { ChatCompactor, CompressionStatus, computeThresholds, estimateContentTokens } = cc;
 
 const WINDOW = 200_000; // warn 147 000, auto 167 000, hard 177 000
 
@@ -46,15 +47,18 @@ test("below auto: NOOP without calling summarize", async () => {
   assert.equal(r.noopReason, "belowAuto");
   assert.equal(r.history, history);
   assert.equal(calls, 0);
-  assert.equal(r.estimate, 100_000 + 5); // 18 chars / 4, rounded up
+  // The chat's default estimator for thresholds is the conservative one.
+  assert.equal(r.estimate, cc.estimatePromptTokens([], userMessage, 100_000, { estimator: "conservative" }));
+  assert.ok(r.estimate > 100_000);
 });
 
 test("at auto: compacts through the callback; thinking off, output cap 20 000; tail verbatim", async () => {
   // A history whose estimate is in [auto, hard), reported as the provider's count.
   let turns = 1;
-  while (estimateContentTokens(makeHistory(turns, 12_000)) < 168_000) turns++;
+  const conservative = { estimator: "conservative" }; // the chat's default
+  while (estimateContentTokens(makeHistory(turns, 12_000), conservative) < 168_000) turns++;
   const history = makeHistory(turns, 12_000);
-  const tokens = estimateContentTokens(history);
+  const tokens = estimateContentTokens(history, conservative);
   assert.ok(tokens >= 167_000 && tokens < 177_000, `${tokens} in the auto band`);
   const chat = chatAt(tokens);
   let seen;

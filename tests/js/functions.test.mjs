@@ -130,3 +130,31 @@ test("loadSettings warns once on console.warn and returns the warning every time
   assert.deepEqual(cc.loadSettings(undefined).settings.excludeMessages, 2);
   throwsCode(() => cc.loadSettings({ compaction: { excludeMessages: 1.5 } }), "INVALID_SETTINGS", /excludeMessages must be an integer/);
 });
+
+test("estimators: reference by default, calibrated and conservative per tokenizer family", () => {
+  const zh = [{ role: "user", parts: [{ text: "压缩会在上下文接近模型限制时自动触发，保留任务状态、修改过的文件和用户的要求。".repeat(20) }] }];
+  const ref = cc.estimateContentTokens(zh);
+  assert.equal(ref, cc.estimateContentTokens(zh, { estimator: "reference" }));
+  for (const tokenizer of ["universal", "o200k", "cl100k", "claude", "qwen"]) {
+    const cal = cc.estimateContentTokens(zh, { estimator: "calibrated", tokenizer });
+    const con = cc.estimateContentTokens(zh, { estimator: "conservative", tokenizer });
+    assert.ok(cal > ref, `${tokenizer}: chars/4 under-counts Chinese (${cal} vs ${ref})`);
+    assert.ok(con >= cal, `${tokenizer}: conservative never below calibrated`);
+  }
+  // A surrogate pair crosses the boundary as one character, whatever the encoding.
+  const emoji = [{ role: "user", parts: [{ text: "ok 😀 ".repeat(50) }] }];
+  assert.ok(cc.estimateContentTokens(emoji, { estimator: "calibrated" }) > 0);
+  throwsCode(() => cc.estimateContentTokens(zh, { estimator: "tiktoken" }), "INVALID_ARGUMENT", /estimator/);
+  throwsCode(() => cc.estimateContentTokens(zh, { tokenizer: "gpt2" }), "INVALID_ARGUMENT", /tokenizer/);
+});
+
+test("estimateTextTokens: one text under each estimator", () => {
+  assert.equal(cc.estimateTextTokens("hello world"), 3);
+  assert.equal(cc.estimateTextTokens(""), 0);
+  const zh = "上下文压缩保留任务状态和用户的要求。".repeat(30);
+  assert.equal(cc.estimateTextTokens(zh), Math.ceil(zh.length / 4));
+  assert.ok(cc.estimateTextTokens(zh, { estimator: "calibrated", tokenizer: "o200k" }) > Math.ceil(zh.length / 4));
+  const code = "fn main() { println!(\"hello\"); }\n".repeat(20);
+  assert.ok(cc.estimateTextTokens(code, { estimator: "conservative" }) >= cc.estimateTextTokens(code, { estimator: "calibrated" }));
+  throwsCode(() => cc.estimateTextTokens(42), "INVALID_ARGUMENT", /text must be a string/);
+});
