@@ -6,7 +6,7 @@ import { percent, tokens } from "./format.js";
 import { probeEstimators } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
 import { SAMPLES } from "./samples.js";
-import { PROVIDER_NOTE, Simulator } from "./simulator.js";
+import { providerNote, Simulator } from "./simulator.js";
 
 const PRESETS = [
   ["32K", 32_000], ["64K", 64_000], ["128K", 128_000], ["200K", 200_000], ["256K", 256_000], ["1M", 1_000_000],
@@ -158,15 +158,26 @@ function wireSimulator() {
     return;
   }
   const select = $("sim-estimator");
+  // The library's own default first, named by what a fresh compactor saves.
+  let label = "the library's default";
+  try {
+    const probe = new cc.ChatCompactor({ window: 100_000 });
+    const { estimator, tokenizer } = probe.save().options;
+    probe.free();
+    label += ` (${[estimator, tokenizer].filter(Boolean).join(" · ")})`;
+  } catch {
+    // Named generically then.
+  }
+  select.add(new Option(label, "default"));
   for (const [i, choice] of estimators.entries()) select.add(new Option(choice.label, String(i)));
-  $("sim-provider-note").textContent = PROVIDER_NOTE;
   const mode = () => document.querySelector('input[name="summarizer"]:checked').value;
   sim = new Simulator(cc, {
     window: () => state.window,
     mode,
     endpoint: () => ({ url: $("endpoint-url").value.trim(), key: $("endpoint-key").value, model: $("endpoint-model").value.trim() }),
-    estimatorOptions: () => estimators[Number(select.value)]?.options ?? {},
+    estimatorOptions: () => (select.value === "default" ? {} : estimators[Number(select.value)].options),
   });
+  $("sim-provider-note").textContent = providerNote(sim.provider);
   for (const radio of document.querySelectorAll('input[name="summarizer"]')) {
     radio.addEventListener("change", () => { $("endpoint-fields").hidden = mode() !== "endpoint"; });
   }

@@ -77,10 +77,29 @@ export function renderEstimates(cc, available) {
 
   // The estimates come right after the part, so that they stay in view on
   // a phone; the size closes the row.
-  const head = table.createTHead().insertRow();
-  for (const name of ["#", "part"]) th(head, name, "col");
-  for (const c of available) th(head, c.label, "col").dataset.estimator = c.label;
-  th(head, "chars", "col");
+  // Two header rows: the estimator over its tokenizer families.
+  const thead = table.createTHead();
+  const groups = thead.insertRow();
+  const families = thead.insertRow();
+  for (const name of ["#", "part"]) th(groups, name, "col").rowSpan = 2;
+  for (const c of available) {
+    const { estimator, tokenizer } = c.options;
+    if (!tokenizer) {
+      const cell = th(groups, estimator, "col");
+      cell.rowSpan = 2;
+      cell.dataset.estimator = c.label;
+      continue;
+    }
+    const last = groups.lastElementChild;
+    if (last?.dataset.group === estimator) last.colSpan += 1;
+    else {
+      const cell = th(groups, estimator, "colgroup");
+      cell.dataset.group = estimator;
+      cell.className = "group";
+    }
+    th(families, tokenizer, "col").dataset.estimator = c.label;
+  }
+  th(groups, "chars", "col").rowSpan = 2;
 
   const body = table.createTBody();
   const total = body.insertRow();

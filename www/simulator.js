@@ -7,16 +7,38 @@ import { percent, tokens } from "./format.js";
 
 /**
  * The simulated provider's count of a prompt: what no estimator sees (the
- * system prompt and the tool declarations), plus each message's reference
- * estimate divided by the reference rule's over-count on agent sessions
- * (SPEC §2: about 1.6×). Deterministic, so every run is the same.
+ * system prompt and the tool declarations), plus each message as the
+ * library's calibrated estimator for the o200k family counts it, standing in
+ * for the provider's tokenizer. A build without that estimator falls back to
+ * the reference estimate divided by its measured over-count on agent
+ * sessions (SPEC §2: about 1.6×). Deterministic either way.
  */
 export const PROVIDER_UNSEEN_TOKENS = 2_500;
-export const PROVIDER_OVERCOUNT = 1.6;
-export const PROVIDER_NOTE = `The provider is simulated too: it counts a prompt as ${tokens(PROVIDER_UNSEEN_TOKENS)} tokens `
-  + "(system prompt and tool declarations, which no estimator sees) plus each message's reference estimate "
-  + `÷ ${PROVIDER_OVERCOUNT} (the reference rule's over-count on agent sessions, SPEC §2), and reports it as Gemini `
-  + "usageMetadata after each request. A prompt larger than the window is refused, as a real provider would.";
+const PROVIDER_TOKENIZER = { estimator: "calibrated", tokenizer: "o200k" };
+const REFERENCE_OVERCOUNT = 1.6;
+
+/** How the simulated provider counts one message, for this build of the package. */
+export function providerModel(cc) {
+  try {
+    cc.estimateContentTokens([{ role: "user", parts: [{ text: "probe" }] }], PROVIDER_TOKENIZER);
+    return {
+      count: (message) => cc.estimateContentTokens([message], PROVIDER_TOKENIZER),
+      note: "the library's calibrated estimator for the o200k tokenizer family counts it (standing in for the provider's tokenizer)",
+    };
+  } catch {
+    return {
+      count: (message) => Math.ceil(cc.estimateContentTokens([message], { estimator: "reference" }) / REFERENCE_OVERCOUNT),
+      note: `its reference estimate ÷ ${REFERENCE_OVERCOUNT} (the reference rule's over-count on agent sessions, SPEC §2)`,
+    };
+  }
+}
+
+export function providerNote(model) {
+  return `The provider is simulated too: it counts a prompt as ${tokens(PROVIDER_UNSEEN_TOKENS)} tokens `
+    + `(system prompt and tool declarations, which no estimator sees) plus each message as ${model.note}, `
+    + "and reports that as Gemini usageMetadata after each request. A prompt larger than the window is refused, "
+    + "as a real provider would. Deterministic: every run of the session is the same.";
+}
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +50,7 @@ export class Simulator {
     this.cc = cc;
     this.host = host;
     this.costs = new WeakMap();
+    this.provider = providerModel(cc);
     this.busy = false;
     this.attempts = 0;
     this.chat = null;
@@ -38,7 +61,7 @@ export class Simulator {
   cost(message) {
     let c = this.costs.get(message);
     if (c === undefined) {
-      c = Math.ceil(this.cc.estimateContentTokens([message], { estimator: "reference" }) / PROVIDER_OVERCOUNT);
+      c = this.provider.count(message);
       this.costs.set(message, c);
     }
     return c;
