@@ -159,12 +159,12 @@ function wireSimulator() {
   }
   const select = $("sim-estimator");
   // The library's own default first, named by what a fresh compactor saves.
-  let label = "the library's default";
+  let label = "library default";
   try {
     const probe = new cc.ChatCompactor({ window: 100_000 });
     const { estimator, tokenizer } = probe.save().options;
     probe.free();
-    label += ` (${[estimator, tokenizer].filter(Boolean).join(" · ")})`;
+    label += `: ${[estimator, tokenizer].filter(Boolean).join(" · ")}`;
   } catch {
     // Named generically then.
   }

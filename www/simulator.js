@@ -199,7 +199,7 @@ export class Simulator {
   }
 
   recordOutcome(result, before) {
-    const ran = result.statusName !== "NOOP";
+    const didRun = ran(result);
     if (result.statusName === "COMPRESSED") {
       this.lastCompaction = { history: this.history, result, request: this.requests + 1 };
       this.history = result.history;
@@ -208,10 +208,10 @@ export class Simulator {
       this.notice(`Compacted before request ${this.requests + 1}: ${result.replaced.length} messages replaced by a summary, `
         + `${tokens(result.originalTokenCount)} → ${tokens(result.newTokenCount)} tokens${result.newTokenCountEstimated ? " (estimated until the next usage)" : ""}.`);
     }
-    if (ran) {
+    if (didRun) {
       this.runs.push({ x: this.requests, y: result.estimate, compressed: result.statusName === "COMPRESSED", label: `${result.statusName} (${result.trigger})` });
     }
-    if (ran || result.noopReason === "breakerOpen") this.log(result, before);
+    if (didRun || result.noopReason === "breakerOpen") this.log(result, before);
     if (result.noopReason === "breakerOpen") {
       this.notice(`Breaker open after 3 failures in a row: request ${this.requests + 1} is sent as it is, at ${tokens(result.estimate)} tokens. `
         + "Compaction runs again when the prompt reaches hard, or on /compact.");
