@@ -1,0 +1,213 @@
+// The page: loads the web build of the package, then wires the window, the
+// ladder, the token count, the estimator box and the session simulator.
+import init, * as cc from "../pkg/web/compaction_core.js";
+import { renderLadder, renderMarker } from "./ladder.js";
+import { percent, tokens } from "./format.js";
+import { probeEstimators } from "./estimators.js";
+import { renderEstimates } from "./estimator-box.js";
+import { SAMPLES } from "./samples.js";
+import { providerNote, Simulator } from "./simulator.js";
+
+const PRESETS = [
+  ["32K", 32_000], ["64K", 64_000], ["128K", 128_000], ["200K", 200_000], ["256K", 256_000], ["1M", 1_000_000],
+];
+const DEFAULT_WINDOW = 200_000;
+const DEFAULT_TOKENS = 150_000;
+
+const $ = (id) => document.getElementById(id);
+const state = { window: DEFAULT_WINDOW, thresholds: null, tokens: DEFAULT_TOKENS };
+let sim = null;
+let estimators = [];
+
+function showError(el, error) {
+  el.textContent = error ? `${error.code ?? error.name}: ${error.message}` : "";
+  el.hidden = !error;
+}
+
+/** Applies a window from a preset or the custom field; a bad one is reported, the last good one kept. */
+function setWindow(value) {
+  let thresholds;
+  try {
+    thresholds = cc.computeThresholds(value);
+  } catch (error) {
+    showError($("window-error"), error);
+    return;
+  }
+  showError($("window-error"), null);
+  state.window = value;
+  state.thresholds = thresholds;
+  if ($("window-input").valueAsNumber !== value) $("window-input").value = String(value);
+  for (const radio of document.querySelectorAll('input[name="window-preset"]')) radio.checked = Number(radio.value) === value;
+  const range = $("tokens-range");
+  range.max = String(value);
+  renderLadder(thresholds);
+  renderCount();
+  document.getElementById("main").dataset.window = String(value);
+  if (sim) sim.setWindow(value);
+}
+
+function setTokens(value, from) {
+  if (!Number.isFinite(value) || value < 0) return;
+  state.tokens = value;
+  if (from !== "range") $("tokens-range").value = String(value);
+  if (from !== "input") $("tokens-input").value = String(value);
+  renderCount();
+}
+
+function renderCount() {
+  const { tokens: count, window: w, thresholds: t } = state;
+  const report = cc.contextReport(count, w);
+  const tier = $("count-tier");
+  tier.textContent = report.tier;
+  tier.dataset.tier = report.tier;
+  $("count-percent").textContent = w > 0 ? percent(report.percentUsed) : "—";
+  $("count-percent").dataset.value = String(report.percentUsed);
+  $("count-until-auto").textContent = tokens(report.tokensUntilAuto);
+  $("count-until-auto").dataset.value = String(report.tokensUntilAuto);
+  $("count-footer").textContent = report.showFooter ? "shown (warn ≤ tokens < auto)" : "hidden";
+  $("count-footer").dataset.value = String(report.showFooter);
+
+  const tip = cc.selectTip({ lastPromptTokenCount: count, contextWindowSize: w });
+  const box = $("count-tip");
+  box.dataset.tipId = tip?.id ?? "";
+  box.classList.toggle("empty", !tip);
+  box.replaceChildren();
+  if (tip) {
+    const id = document.createElement("strong");
+    id.textContent = tip.id;
+    const meta = document.createElement("span");
+    meta.className = "tip-meta";
+    meta.textContent = ` priority ${tip.priority}, at most every ${tip.cooldownPrompts} prompts`;
+    box.append(id, meta, document.createElement("br"), tip.text);
+  } else {
+    box.textContent = "No tip at this count: the context tips start at warn.";
+  }
+  $("context-block").textContent = cc.formatContextReport(count, w);
+  renderMarker(count, t, report.tier);
+}
+
+function buildPresets() {
+  const list = $("window-presets");
+  for (const [label, value] of PRESETS) {
+    const wrap = document.createElement("label");
+    wrap.className = "preset";
+    const radio = document.createElement("input");
+    radio.type = "radio";
+    radio.name = "window-preset";
+    radio.value = String(value);
+    radio.dataset.testid = `preset-${label}`;
+    radio.addEventListener("change", () => setWindow(value));
+    const text = document.createElement("span");
+    text.textContent = label;
+    text.title = `${tokens(value)} tokens`;
+    wrap.append(radio, text);
+    list.append(wrap);
+  }
+}
+
+function wireCount() {
+  const range = $("tokens-range");
+  range.addEventListener("input", () => setTokens(range.valueAsNumber, "range"));
+  // Arrow keys move 1,000 tokens and Page Up/Down a tenth of the window,
+  // instead of the single token a step of 1 would give.
+  range.addEventListener("keydown", (e) => {
+    const big = Math.max(1, Math.round(state.window / 10));
+    const delta = { ArrowRight: 1000, ArrowUp: 1000, ArrowLeft: -1000, ArrowDown: -1000, PageUp: big, PageDown: -big }[e.key];
+    if (delta === undefined) return;
+    e.preventDefault();
+    setTokens(Math.min(state.window, Math.max(0, state.tokens + delta)));
+  });
+  const input = $("tokens-input");
+  input.addEventListener("input", () => setTokens(input.valueAsNumber, "input"));
+}
+
+function wireWindow() {
+  const input = $("window-input");
+  input.addEventListener("change", () => setWindow(input.value === "" ? Number.NaN : input.valueAsNumber));
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") setWindow(input.valueAsNumber);
+  });
+}
+
+function wireEstimator(missing) {
+  const note = missing.length
+    ? ` Not in this build (left out): ${[...new Set(missing.map((m) => m.options.estimator))].join(", ")} — the library answered “${missing[0].reason}”.`
+    : "";
+  const refresh = () => {
+    renderEstimates(cc, estimators);
+    $("estimator-note").textContent += note;
+  };
+  $("estimator-input").addEventListener("input", refresh);
+  $("image-token-estimate").addEventListener("input", refresh);
+  for (const button of document.querySelectorAll("[data-sample]")) {
+    button.addEventListener("click", () => {
+      $("estimator-input").value = SAMPLES[button.dataset.sample]();
+      refresh();
+    });
+  }
+  $("estimator-input").value = SAMPLES.agent();
+  refresh();
+}
+
+function wireSimulator() {
+  if (typeof cc.ChatCompactor !== "function") {
+    const msg = $("sim-unavailable");
+    msg.textContent = "This build of the package has no ChatCompactor class yet: the simulator needs it.";
+    msg.hidden = false;
+    for (const b of document.querySelectorAll("#sim button")) b.disabled = true;
+    return;
+  }
+  const select = $("sim-estimator");
+  // The library's own default first, named by what a fresh compactor saves.
+  let label = "library default";
+  try {
+    const probe = new cc.ChatCompactor({ window: 100_000 });
+    const { estimator, tokenizer } = probe.save().options;
+    probe.free();
+    label += `: ${[estimator, tokenizer].filter(Boolean).join(" · ")}`;
+  } catch {
+    // Named generically then.
+  }
+  select.add(new Option(label, "default"));
+  for (const [i, choice] of estimators.entries()) select.add(new Option(choice.label, String(i)));
+  const mode = () => document.querySelector('input[name="summarizer"]:checked').value;
+  sim = new Simulator(cc, {
+    window: () => state.window,
+    mode,
+    endpoint: () => ({ url: $("endpoint-url").value.trim(), key: $("endpoint-key").value, model: $("endpoint-model").value.trim() }),
+    estimatorOptions: () => (select.value === "default" ? {} : estimators[Number(select.value)].options),
+  });
+  $("sim-provider-note").textContent = providerNote(sim.provider);
+  for (const radio of document.querySelectorAll('input[name="summarizer"]')) {
+    radio.addEventListener("change", () => { $("endpoint-fields").hidden = mode() !== "endpoint"; });
+  }
+  select.addEventListener("change", () => sim.reset());
+  $("sim-step").addEventListener("click", () => sim.step());
+  $("sim-run").addEventListener("click", () => sim.runToCompaction());
+  $("sim-compact").addEventListener("click", () => sim.compactNow());
+  $("sim-cancel").addEventListener("click", () => sim.cancel());
+  $("sim-reset").addEventListener("click", () => sim.reset());
+  $("sim-download").addEventListener("click", () => sim.download());
+  sim.reset();
+}
+
+async function main() {
+  try {
+    await init();
+  } catch (error) {
+    showError($("load-error"), new Error(`could not load the package from ../pkg/web/ (run scripts/build): ${error.message}`));
+    return;
+  }
+  const probed = probeEstimators(cc);
+  estimators = probed.available;
+  buildPresets();
+  wireWindow();
+  wireCount();
+  setWindow(DEFAULT_WINDOW);
+  setTokens(DEFAULT_TOKENS);
+  wireEstimator(probed.missing);
+  wireSimulator();
+  $("main").dataset.ready = "true";
+}
+
+main();

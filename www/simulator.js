@@ -1,0 +1,323 @@
+// The session simulator: plays the scripted session through a ChatCompactor,
+// one model request per step, with a deterministic stand-in for the provider.
+import { createScript } from "./session-script.js";
+import { makeSummarizer, SUMMARIZER_LABELS } from "./summarizers.js";
+import { renderPlot } from "./plot.js";
+import { percent, tokens } from "./format.js";
+
+/**
+ * The simulated provider's count of a prompt: what no estimator sees (the
+ * system prompt and the tool declarations), plus each message as the
+ * library's calibrated estimator for the o200k family counts it, standing in
+ * for the provider's tokenizer. A build without that estimator falls back to
+ * the reference estimate divided by its measured over-count on agent
+ * sessions (SPEC §2: about 1.6×). Deterministic either way.
+ */
+export const PROVIDER_UNSEEN_TOKENS = 2_500;
+const PROVIDER_TOKENIZER = { estimator: "calibrated", tokenizer: "o200k" };
+const REFERENCE_OVERCOUNT = 1.6;
+
+/** How the simulated provider counts one message, for this build of the package. */
+export function providerModel(cc) {
+  try {
+    cc.estimateContentTokens([{ role: "user", parts: [{ text: "probe" }] }], PROVIDER_TOKENIZER);
+    return {
+      count: (message) => cc.estimateContentTokens([message], PROVIDER_TOKENIZER),
+      note: "the library's calibrated estimator for the o200k tokenizer family counts it (standing in for the provider's tokenizer)",
+    };
+  } catch {
+    return {
+      count: (message) => Math.ceil(cc.estimateContentTokens([message], { estimator: "reference" }) / REFERENCE_OVERCOUNT),
+      note: `its reference estimate ÷ ${REFERENCE_OVERCOUNT} (the reference rule's over-count on agent sessions, SPEC §2)`,
+    };
+  }
+}
+
+export function providerNote(model) {
+  return `The provider is simulated too: it counts a prompt as ${tokens(PROVIDER_UNSEEN_TOKENS)} tokens `
+    + `(system prompt and tool declarations, which no estimator sees) plus each message as ${model.note}, `
+    + "and reports that as Gemini usageMetadata after each request. A prompt larger than the window is refused, "
+    + "as a real provider would. Deterministic: every run of the session is the same.";
+}
+
+const $ = (id) => document.getElementById(id);
+
+export class Simulator {
+  /**
+   * cc: the loaded package. host: { window(), mode(), endpoint(), estimatorOptions() }.
+   */
+  constructor(cc, host) {
+    this.cc = cc;
+    this.host = host;
+    this.costs = new WeakMap();
+    this.provider = providerModel(cc);
+    this.busy = false;
+    this.attempts = 0;
+    this.chat = null;
+    window.addEventListener("resize", () => this.renderPlot());
+  }
+
+  /** A message's cost to the simulated provider, computed once per message. */
+  cost(message) {
+    let c = this.costs.get(message);
+    if (c === undefined) {
+      c = this.provider.count(message);
+      this.costs.set(message, c);
+    }
+    return c;
+  }
+
+  providerCount(messages) {
+    return messages.reduce((sum, m) => sum + this.cost(m), PROVIDER_UNSEEN_TOKENS);
+  }
+
+  /** Starts the session over with a new ChatCompactor for the current window. */
+  reset() {
+    if (this.busy) return;
+    this.chat?.free();
+    this.chat = null;
+    this.script = createScript();
+    this.history = [];
+    this.requests = 0;
+    this.points = [];
+    this.runs = [];
+    this.lastShown = {};
+    this.tip = null;
+    this.lastCompaction = null;
+    this.summary = "";
+    $("sim-log").replaceChildren();
+    try {
+      this.chat = new this.cc.ChatCompactor({ window: this.host.window(), ...this.host.estimatorOptions() });
+      this.notice("");
+    } catch (e) {
+      this.notice(`The compactor refused this window: ${e.message}`);
+    }
+    this.render();
+  }
+
+  /** The user switched models: the same chat, a new window. */
+  setWindow(w) {
+    if (!this.chat) return this.reset();
+    try {
+      this.chat.setWindow(w);
+      this.notice("");
+    } catch (e) {
+      this.notice(`The compactor kept its window of ${tokens(this.chat.window)}: ${e.message}`);
+    }
+    this.render();
+  }
+
+  notice(text) {
+    $("sim-notice").textContent = text;
+  }
+
+  summarizer() {
+    return makeSummarizer(this.host.mode(), {
+      endpoint: this.host.endpoint(),
+      getSignal: () => this.abort?.signal,
+      onRequest: (request) => {
+        this.lastRequest = request;
+      },
+    });
+  }
+
+  /** Runs `work` as the one operation in flight; the page shows it busy. */
+  async exclusive(work) {
+    if (this.busy || !this.chat) return undefined;
+    this.busy = true;
+    this.abort = new AbortController();
+    this.render();
+    try {
+      return await work();
+    } catch (e) {
+      this.notice(`${e.name}${e.code ? ` ${e.code}` : ""}: ${e.message}`);
+      return undefined;
+    } finally {
+      this.busy = false;
+      this.abort = null;
+      this.attempts += 1;
+      this.render();
+    }
+  }
+
+  cancel() {
+    this.abort?.abort(new Error("cancelled by the user"));
+  }
+
+  /** One model request: the check before it, the send, the usage after it. Returns the outcome. */
+  step() {
+    return this.exclusive(async () => {
+      const exchange = this.script.peek();
+      const before = this.chat.lastPromptTokenCount;
+      const result = await this.chat.beforeSend(this.history, exchange.send, this.summarizer(), { signal: this.abort.signal });
+      this.recordOutcome(result, before);
+
+      const prompt = [...this.history, exchange.send];
+      const promptTokens = this.providerCount(prompt);
+      if (promptTokens > this.chat.window) {
+        this.notice(`The provider refused request ${this.requests + 1}: the prompt is ${tokens(promptTokens)} tokens, larger than the window. `
+          + "Nothing was sent; the next step tries again.");
+        return { result, refused: true };
+      }
+      this.script.advance();
+      this.requests += 1;
+      this.history = [...prompt, exchange.reply];
+      const output = this.cost(exchange.reply);
+      this.chat.reportUsage({ promptTokenCount: promptTokens, candidatesTokenCount: output, totalTokenCount: promptTokens + output });
+      this.points.push({ x: this.requests, y: this.chat.lastPromptTokenCount });
+      this.tip = this.cc.selectTip({
+        lastPromptTokenCount: this.chat.lastPromptTokenCount,
+        contextWindowSize: this.chat.window,
+        sessionPromptCount: this.requests,
+        lastShown: this.lastShown,
+      }) ?? null;
+      if (this.tip) this.lastShown[this.tip.id] = this.requests;
+      if (result.statusName !== "COMPRESSED" && !(result.statusName === "NOOP" && result.noopReason === "breakerOpen")) this.notice("");
+      return { result, refused: false };
+    });
+  }
+
+  /** Steps until a compaction runs (whatever its outcome), the provider refuses, or `limit` requests. */
+  async runToCompaction(limit = 2_000) {
+    for (let i = 0; i < limit; i++) {
+      const done = await this.step();
+      if (!done || done.refused || done.result.statusName !== "NOOP") return done;
+      // Let the page paint between requests.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    return undefined;
+  }
+
+  /** `/compact`: a manual, forced compaction of the history as it is. */
+  compactNow() {
+    return this.exclusive(async () => {
+      const before = this.chat.lastPromptTokenCount;
+      const result = await this.chat.compact(this.history, this.summarizer(), { signal: this.abort.signal });
+      this.recordOutcome(result, before);
+      return { result, refused: false };
+    });
+  }
+
+  recordOutcome(result, before) {
+    const didRun = ran(result);
+    if (result.statusName === "COMPRESSED") {
+      this.lastCompaction = { history: this.history, result, request: this.requests + 1 };
+      this.history = result.history;
+      this.summary = result.summary ?? "";
+      this.points.push({ x: this.requests, y: result.newTokenCount });
+      this.notice(`Compacted before request ${this.requests + 1}: ${result.replaced.length} messages replaced by a summary, `
+        + `${tokens(result.originalTokenCount)} → ${tokens(result.newTokenCount)} tokens${result.newTokenCountEstimated ? " (estimated until the next usage)" : ""}.`);
+    }
+    if (didRun) {
+      this.runs.push({ x: this.requests, y: result.estimate, compressed: result.statusName === "COMPRESSED", label: `${result.statusName} (${result.trigger})` });
+    }
+    if (didRun || result.noopReason === "breakerOpen") this.log(result, before);
+    if (result.noopReason === "breakerOpen") {
+      this.notice(`Breaker open after 3 failures in a row: request ${this.requests + 1} is sent as it is, at ${tokens(result.estimate)} tokens. `
+        + "Compaction runs again when the prompt reaches hard, or on /compact.");
+    }
+  }
+
+  log(result, before) {
+    const li = document.createElement("li");
+    li.dataset.status = result.statusName;
+    li.dataset.trigger = result.trigger ?? "";
+    li.dataset.forced = String(result.forced);
+    li.dataset.noopReason = result.noopReason ?? "";
+    li.dataset.before = String(before);
+    li.dataset.estimate = String(result.estimate);
+    li.dataset.newTokens = String(result.newTokenCount);
+    li.dataset.failures = String(result.consecutiveFailures);
+    const what = result.statusName === "NOOP"
+      ? `NOOP (${result.noopReason})`
+      : `${result.statusName} · ${result.trigger}${result.forced ? ", forced" : ""}`;
+    const head = document.createElement("strong");
+    head.textContent = what;
+    const details = [
+      `before request ${this.requests + 1}`,
+      `estimate ${tokens(result.estimate)} (${result.tier})`,
+      result.statusName === "COMPRESSED" ? `${tokens(result.originalTokenCount)} → ${tokens(result.newTokenCount)} tokens` : null,
+      ran(result) ? `summarizer: ${SUMMARIZER_LABELS[this.host.mode()]}` : null,
+      ran(result) && this.lastRequest ? `request: ${this.lastRequest.contents.length} messages, maxOutputTokens ${tokens(this.lastRequest.config.maxOutputTokens)}, thoughts ${this.lastRequest.config.thinkingConfig.includeThoughts ? "on" : "off"}` : null,
+      `failures in a row: ${result.consecutiveFailures}`,
+      result.cause ? `cause: ${result.cause instanceof Error ? result.cause.message : String(result.cause)}` : null,
+    ].filter(Boolean);
+    li.append(head, document.createTextNode(` — ${details.join("; ")}`));
+    const log = $("sim-log");
+    log.prepend(li);
+    while (log.children.length > 200) log.lastElementChild.remove();
+  }
+
+  /** The history as it was before the last compaction, as a JSON file. */
+  download() {
+    const last = this.lastCompaction;
+    if (!last) return;
+    const data = {
+      what: "compaction-core demonstration: the history before a compaction (compaction is one way; this is the only copy)",
+      window: this.chat?.window,
+      beforeRequest: last.request,
+      status: last.result.statusName,
+      trigger: last.result.trigger,
+      keptFrom: last.result.keptFrom,
+      replacedCount: last.result.replaced.length,
+      history: last.history,
+    };
+    const blob = new Blob([JSON.stringify(data, null, 2)], { type: "application/json" });
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = `history-before-compaction-${last.request}.json`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
+
+  renderPlot() {
+    if (!this.chat) return;
+    renderPlot($("sim-plot"), { points: this.points, runs: this.runs, thresholds: this.chat.thresholds });
+  }
+
+  render() {
+    const root = $("sim");
+    const ready = Boolean(this.chat);
+    root.dataset.idle = String(!this.busy);
+    root.dataset.attempts = String(this.attempts);
+    for (const id of ["sim-step", "sim-run", "sim-compact"]) $(id).disabled = this.busy || !ready;
+    $("sim-reset").disabled = this.busy;
+    $("sim-cancel").disabled = !this.busy;
+    $("sim-download").disabled = !this.lastCompaction;
+    if (!ready) return;
+
+    const usage = this.chat.usage();
+    root.dataset.tokens = String(usage.tokens);
+    root.dataset.tier = usage.tier;
+    root.dataset.failures = String(this.chat.consecutiveFailures);
+    const open = this.chat.consecutiveFailures >= 3;
+    root.dataset.breaker = open ? "open" : "closed";
+    $("sim-usage-text").textContent = `${tokens(usage.tokens)} of ${tokens(usage.thresholds.window)} tokens (${percent(usage.percentUsed)}), ${tokens(usage.tokensUntilAuto)} before auto`;
+    $("sim-usage-text").dataset.tokens = String(usage.tokens);
+    const tier = $("sim-tier");
+    tier.textContent = usage.tier;
+    tier.dataset.tier = usage.tier;
+    const meter = $("sim-meter");
+    meter.setAttribute("aria-valuemax", String(usage.thresholds.window));
+    meter.setAttribute("aria-valuenow", String(Math.min(usage.tokens, usage.thresholds.window)));
+    meter.dataset.tier = usage.tier;
+    $("sim-meter-fill").style.width = `${Math.min(100, usage.percentUsed)}%`;
+    $("sim-requests").textContent = String(this.requests);
+    $("sim-messages").textContent = String(this.history.length);
+    $("sim-failures").textContent = String(this.chat.consecutiveFailures);
+    $("sim-breaker").textContent = open ? "open: auto compaction waits for hard or /compact" : "closed";
+    const tip = $("sim-tip");
+    tip.dataset.tipId = this.tip?.id ?? "";
+    tip.textContent = this.tip ? `Tip after request ${this.requests} (${this.tip.id}): ${this.tip.text}` : "No tip after the last response.";
+    tip.classList.toggle("empty", !this.tip);
+    $("sim-summary").textContent = this.summary || "No compaction yet.";
+    this.renderPlot();
+  }
+}
+
+function ran(result) {
+  return result.statusName !== "NOOP";
+}
