@@ -22,8 +22,8 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::{History, Ratios, Sample, TOKENIZERS};
-use compaction_core::TextEstimator;
 use compaction_core::calibrated::{EstimateVariant, FamilyWeights, TokenizerFamily};
+use compaction_core::{Reference, TextEstimator};
 
 const VARIANTS: [&str; 3] = ["calibrated", "conservative", "reference"];
 
@@ -70,7 +70,7 @@ fn run() -> Result<(), String> {
     let text = text_ratios(&samples, folds);
     print_text(&text);
     if !histories.is_empty() {
-        let hist = history_ratios(&samples, &histories, folds)?;
+        let hist = history_ratios(&samples, &histories, folds);
         print_histories(&hist);
         print_summary(&text, Some(&hist));
     } else {
@@ -146,11 +146,7 @@ fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
     table
 }
 
-fn history_ratios(
-    samples: &[Sample],
-    histories: &[History],
-    folds: Option<usize>,
-) -> Result<Table, String> {
+fn history_ratios(samples: &[Sample], histories: &[History], folds: Option<usize>) -> Table {
     let mut table = Table::new();
     let k = folds.unwrap_or(1);
     for fold in 0..k {
@@ -181,9 +177,9 @@ fn history_ratios(
                 let cal = common::estimator(&weights[fi], EstimateVariant::Calibrated);
                 let cons = common::estimator(&weights[fi], EstimateVariant::Conservative);
                 let estimates = [
-                    common::history_estimate(&h.messages, &cal),
-                    common::history_estimate(&h.messages, &cons),
-                    common::reference_estimate(&h.messages)?,
+                    common::history_estimate(&h.contents, &cal),
+                    common::history_estimate(&h.contents, &cons),
+                    common::history_estimate(&h.contents, &Reference),
                 ];
                 for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
                     if family != TokenizerFamily::Universal && family != tok {
@@ -201,7 +197,7 @@ fn history_ratios(
             }
         }
     }
-    Ok(table)
+    table
 }
 
 fn row(r: &Ratios) -> String {

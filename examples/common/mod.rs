@@ -10,7 +10,8 @@ use compaction_core::calibrated::{
     CalibratedEstimator, EstimateVariant, FEATURE_COUNT, FamilyWeights, TextFeatures,
     TokenizerFamily, call_features, response_features, scan,
 };
-use compaction_core::{Content, EstimateOptions, TextEstimator, estimate_content_tokens};
+use compaction_core::estimate::message_tokens_with;
+use compaction_core::{Content, DEFAULT_IMAGE_TOKEN_ESTIMATE, TextEstimator};
 use serde_json::{Map, Value};
 
 /// The tokenizers the corpus counts, in the order of `Sample::tokens`.
@@ -31,9 +32,6 @@ pub const SYSTEM_PROMPT_TOKENS: [f64; 4] = [38.0, 39.0, 38.0, 40.0];
 /// among 0.8, 0.9, 0.95, 0.98, 0.99, 0.995 (lowest median at < 1% under 0.9).
 const CONSERVATIVE_TAU: f64 = 0.98;
 
-/// `imageTokenEstimate` default: the histories have no media, kept for the walk.
-const IMAGE_TOKEN_ESTIMATE: f64 = 1600.0;
-
 /// Share of fitting samples the conservative variant may leave under 0.9 ×
 /// the real count (the target is < 1% on unseen samples, so aim lower).
 pub const CONSERVATIVE_UNDER_SHARE: f64 = 0.002;
@@ -52,7 +50,7 @@ pub struct Sample {
 pub struct History {
     pub id: String,
     pub lang: String,
-    pub messages: Vec<Value>,
+    pub contents: Vec<Content>,
     pub content: TextFeatures,
     pub n_messages: f64,
     pub n_calls: f64,
@@ -122,12 +120,13 @@ pub fn load_histories(path: &str) -> Result<Vec<History>, String> {
         .map(|v| {
             let messages = field(v, "history", path)?
                 .as_array()
-                .cloned()
                 .ok_or_else(|| format!("{path}: `history` is not an array"))?;
+            let contents = Content::list_from_value(Value::Array(messages.clone()), "history")
+                .map_err(|e| format!("{path}: {e}"))?;
             let mut h = History {
                 id: str_of(v, "id", path)?,
                 lang: str_of(v, "lang", path)?,
-                messages,
+                contents,
                 content: TextFeatures::default(),
                 n_messages: 0.0,
                 n_calls: 0.0,
@@ -142,7 +141,7 @@ pub fn load_histories(path: &str) -> Result<Vec<History>, String> {
                 h.tokens[i] = total[i] - SYSTEM_PROMPT_TOKENS[i];
                 h.overhead[i] = h.tokens[i] - content[i];
             }
-            for m in &h.messages {
+            for m in messages {
                 h.n_messages += 1.0;
                 for p in parts(m) {
                     if let Some(Value::String(t)) = p.get("text") {
@@ -175,37 +174,15 @@ fn parts(message: &Value) -> impl Iterator<Item = &Map<String, Value>> {
         .filter_map(Value::as_object)
 }
 
-/// Estimated tokens of a history, rounded up once: the part walk of
-/// `estimate.rs` for the part kinds the histories hold, written out because
-/// the library's walk takes an `Estimator` setting and cross-validation needs
-/// weights fitted on the fly. The reference rule goes through the library's
-/// own `estimate_content_tokens` (see `reference_estimate`).
-pub fn history_estimate(messages: &[Value], est: &dyn TextEstimator) -> f64 {
-    let mut total = 0.0;
-    for m in messages {
-        total += est.per_message();
-        for p in parts(m) {
-            total += if let Some(Value::String(t)) = p.get("text") {
-                est.text(t)
-            } else if let Some(Value::Object(c)) = p.get("functionCall") {
-                est.function_call(c)
-            } else if let Some(Value::Object(r)) = p.get("functionResponse") {
-                est.function_response(r)
-            } else if p.contains_key("inlineData") || p.contains_key("fileData") {
-                IMAGE_TOKEN_ESTIMATE
-            } else {
-                est.unknown_json(&Value::Object(p.clone()).to_string())
-            };
-        }
-    }
-    total.ceil()
-}
-
-/// The spec's rule on a history, by the library's own code.
-pub fn reference_estimate(messages: &[Value]) -> Result<f64, String> {
-    let contents = Content::list_from_value(Value::Array(messages.to_vec()), "history")
-        .map_err(|e| format!("{e:?}"))?;
-    Ok(estimate_content_tokens(&contents, &EstimateOptions::default()) as f64)
+/// Estimated tokens of a history, rounded up once, by the library's own
+/// part walk with any estimator (weights fitted on the fly, or the spec's
+/// rule as `&Reference`).
+pub fn history_estimate(contents: &[Content], est: &dyn TextEstimator) -> f64 {
+    contents
+        .iter()
+        .map(|c| message_tokens_with(c, est, DEFAULT_IMAGE_TOKEN_ESTIMATE))
+        .sum::<f64>()
+        .ceil()
 }
 
 // ---------------------------------------------------------------- fitting

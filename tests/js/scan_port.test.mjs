@@ -1,0 +1,130 @@
+// The JavaScript port of the scanner (benches/scan.mjs), which the speed
+// benchmark races against the wasm, counts what the Rust scanner counts and
+// gives the wasm's estimates; otherwise the race would not compare the same
+// classes. Checked on edge cases that reach every branch, on random strings
+// drawn from those branches, and on the dev corpus when it is beside the
+// repository.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { FEATURE_NAMES, estimateTextTokens, scan } from "../../benches/scan.mjs";
+import { ROOT, rustTable } from "../../benches/weights.mjs";
+
+const require = createRequire(import.meta.url);
+const cc = require("../../pkg/node/compaction_core.js");
+
+const FAMILIES = ["universal", "o200k", "cl100k", "claude", "qwen"];
+const VARIANTS = ["calibrated", "conservative"];
+
+const EDGE_CASES = [
+  "",
+  "parseJSON 42",
+  "HTTPServer getXMLHttpRequest ABC DEFG a",
+  "Strengths, rhythms and pneumonoultramicroscopic words.",
+  "  indented\n\n\tcode\r\n \n\n  x",
+  "x = 1234567; y=-12; z = 0.5e10",
+  "0xdeadbeef12 a1b2c3d4e5f6 DEADBEEF 12345678 abcdefab",
+  "aGVsbG8gd29ybGQgdGhpcyBpcyBiYXNlNjQ+/=_-aGVsbG8gd29ybGQ=",
+  "你好，世界。漢字𠀀𪚥",
+  "こんにちは、カタカナ ｶﾀｶﾅ ㇰ",
+  "안녕하세요 가 ㄱㄴ",
+  "Привет, мир! ЁЖЗ ԯ",
+  "Ελληνικά ΑΒΓ άέ ϗ",
+  "naïve café ÆØÅ ß × ÷ Ÿ ŁĄ Ḁḁ e\u0301",
+  "עברית العربية हिन्दी ქართული",
+  "👍🏽 👨‍👩‍👧 🇫🇷🇩🇪 ☀️ 1️⃣ ⬛ 🀄 🫠 \u{E0067}",
+  "a\u2028b\u2029c\u0085d\u00a0e\u2003f\u202fg\u205fh\u1680i",
+  "math 𝒜𝔅 ∑∫ → ‰ € ¶ ©",
+  "lone \ud800 high, lone \udc00 low, swapped \udc00\ud800, end \ud83d",
+  "[{\"name\":\"read_file\",\"args\":{\"path\":\"/src/main.rs\"}}]",
+];
+
+// Characters from every branch of the classifier, to draw random strings from.
+const POOL = [..."aeiouAEIOUbcdxyzBCDXYZ0123456789 \t\n\r\v\f.,;:!?\"'()[]{}<>+/=-_#@$%^&*|\\~`"]
+  .concat([0xa0, 0x85, 0xc0, 0xd7, 0xde, 0xdf, 0xf7, 0xff, 0x100, 0x101, 0x24f, 0x1e00, 0x1e01,
+    0x301, 0x391, 0x3a9, 0x3b1, 0x3ff, 0x400, 0x42f, 0x430, 0x52f, 0x5d0, 0x627, 0x1100, 0x1dbf,
+    0x2000, 0x200a, 0x200d, 0x2028, 0x2029, 0x202f, 0x205f, 0x20e3, 0x2192, 0x2600, 0x27bf, 0x2b00,
+    0x3000, 0x3001, 0x3042, 0x30ff, 0x3130, 0x31f0, 0x3400, 0x4e00, 0x9fff, 0xac00, 0xd7af, 0xf900,
+    0xfe0f, 0xff01, 0xff65, 0xff66, 0xff9f, 0xfffd, 0x10000, 0x1d49c, 0x1f1e6, 0x1f1ff, 0x1f3fb,
+    0x1f44d, 0x1f600, 0x1faff, 0x20000, 0x3134f, 0xe0067, 0xe007f, 0x10fffd]
+    .map((u) => String.fromCodePoint(u)));
+
+function randomTexts(count, seed) {
+  // A small deterministic generator (mulberry32), so failures reproduce.
+  let s = seed >>> 0;
+  const next = () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    let text = "";
+    const len = 1 + Math.floor(next() * 80);
+    // Runs of one character make long words, indents and base64/hex runs.
+    while (text.length < len) text += POOL[Math.floor(next() * POOL.length)].repeat(1 + Math.floor(next() * 4));
+    out.push(text);
+  }
+  return out;
+}
+
+const corpusPath = join(ROOT, "..", "shared", "corpus", "tokens-dev.jsonl");
+const corpus = existsSync(corpusPath)
+  ? readFileSync(corpusPath, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).text)
+  : [];
+// Lone surrogates cannot travel through JSON to Rust; the wasm sees them as
+// U+FFFD (wasm-bindgen's string copy), so they are checked against the wasm only.
+const hasLoneSurrogate = (t) => /\p{Surrogate}/u.test(t);
+const texts = [...EDGE_CASES, ...randomTexts(2000, 6), ...corpus];
+const rustTexts = texts.filter((t) => !hasLoneSurrogate(t));
+
+// One cargo run for the weights and the Rust scanner's counts of every text.
+const dir = mkdtempSync(join(tmpdir(), "scan-port-"));
+let table;
+try {
+  const file = join(dir, "texts.jsonl");
+  writeFileSync(file, rustTexts.map((text) => JSON.stringify({ text })).join("\n"));
+  table = rustTable(file);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+test("the port names the counts in the Rust order", () => {
+  assert.deepEqual(FEATURE_NAMES, table.feature_names);
+  assert.deepEqual(Object.keys(table.families).sort(), [...FAMILIES].sort());
+});
+
+test(`the port counts what the Rust scanner counts (${rustTexts.length} texts${corpus.length ? ", dev corpus included" : ", dev corpus not found"})`, () => {
+  rustTexts.forEach((text, i) => {
+    const port = Array.from(scan(text));
+    if (port.join() !== table.counts[i].join()) {
+      const diff = FEATURE_NAMES.filter((_, k) => port[k] !== table.counts[i][k])
+        .map((name) => `${name}: port ${port[FEATURE_NAMES.indexOf(name)]}, rust ${table.counts[i][FEATURE_NAMES.indexOf(name)]}`);
+      assert.fail(`${JSON.stringify(text.slice(0, 80))}: ${diff.join("; ")}`);
+    }
+  });
+});
+
+test("a lone surrogate counts as U+FFFD, as it does once copied into the wasm", () => {
+  assert.deepEqual(scan("a\ud800b"), scan("a\ufffdb"));
+  assert.deepEqual(scan("\udc00"), scan("\ufffd"));
+  assert.deepEqual(scan("x\ud83d"), scan("x\ufffd"));
+});
+
+test(`the port gives the wasm's estimate for every family and variant (${texts.length} texts)`, () => {
+  for (const tokenizer of FAMILIES) {
+    for (const estimator of VARIANTS) {
+      for (const text of texts) {
+        const wasm = cc.estimateTextTokens(text, { estimator, tokenizer });
+        const port = estimateTextTokens(text, table.families[tokenizer], estimator);
+        assert.equal(port, wasm, `${tokenizer} ${estimator}: ${JSON.stringify(text.slice(0, 80))}`);
+      }
+    }
+  }
+});
