@@ -184,10 +184,85 @@ enum Class {
 pub fn scan(text: &str) -> TextFeatures {
     let mut s = Scanner::default();
     for c in text.chars() {
-        s.push(c);
+        // Most text is ASCII: a table lookup answers every question the
+        // scanner asks about such a character at once.
+        if c.is_ascii() {
+            s.push_ascii(c as u8);
+        } else {
+            s.push(c);
+        }
     }
     s.finish()
 }
+
+/// What the scanner asks about an ASCII character, one bit each.
+const A_VOWEL: u8 = 1;
+const A_ALPHA: u8 = 2;
+const A_UPPER: u8 = 4;
+const A_LOWER: u8 = 8;
+const A_DIGIT: u8 = 16;
+const A_HEX: u8 = 32;
+/// Letters, digits and `+ / = - _`: the characters of a base64-ish run.
+const A_BASE64: u8 = 64;
+
+/// The bits of each ASCII character.
+static ASCII_BITS: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        let mut bits = 0;
+        if matches!(
+            c,
+            b'a' | b'e' | b'i' | b'o' | b'u' | b'A' | b'E' | b'I' | b'O' | b'U'
+        ) {
+            bits |= A_VOWEL;
+        }
+        if c.is_ascii_alphabetic() {
+            bits |= A_ALPHA;
+        }
+        if c.is_ascii_uppercase() {
+            bits |= A_UPPER;
+        }
+        if c.is_ascii_lowercase() {
+            bits |= A_LOWER;
+        }
+        if c.is_ascii_digit() {
+            bits |= A_DIGIT;
+        }
+        if c.is_ascii_hexdigit() {
+            bits |= A_HEX;
+        }
+        if c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_') {
+            bits |= A_BASE64;
+        }
+        t[i] = bits;
+        i += 1;
+    }
+    t
+};
+
+/// The class of each ASCII character.
+static ASCII_CLASS: [Class; 128] = {
+    let mut t = [Class::Punct; 128];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        t[i] = if c.is_ascii_alphabetic() {
+            Class::Letter
+        } else if c.is_ascii_digit() {
+            Class::Digit
+        } else if c == b'\n' {
+            Class::Newline
+        } else if matches!(c, b'\t' | b' ' | b'\r' | 0x0b | 0x0c) {
+            Class::Space
+        } else {
+            Class::Punct
+        };
+        i += 1;
+    }
+    t
+};
 
 #[derive(Default)]
 struct Scanner {
@@ -217,6 +292,14 @@ struct RunShape {
 }
 
 impl RunShape {
+    fn push_bits(&mut self, bits: u8) {
+        self.len += 1;
+        self.upper |= bits & A_UPPER != 0;
+        self.lower |= bits & A_LOWER != 0;
+        self.digit |= bits & A_DIGIT != 0;
+        self.not_hex |= bits & A_HEX == 0;
+    }
+
     fn push(&mut self, c: char) {
         self.len += 1;
         self.upper |= c.is_ascii_uppercase();
@@ -231,9 +314,62 @@ impl Scanner {
         self.f.counts[i] += 1;
     }
 
+    /// [`Scanner::push`] for an ASCII character, from the tables: the same
+    /// counts (`tests/js/scan_port.test.mjs` holds both to the JS port).
+    fn push_ascii(&mut self, b: u8) {
+        let i = usize::from(b & 0x7F);
+        let bits = ASCII_BITS[i];
+        let class = ASCII_CLASS[i];
+        if bits & A_VOWEL != 0 {
+            self.bump(VOWELS);
+            self.consonants = 0;
+        } else if bits & A_ALPHA != 0 {
+            self.consonants += 1;
+            if self.consonants >= 3 {
+                self.bump(CONSONANT_CLUSTERS);
+            }
+        } else {
+            self.consonants = 0;
+        }
+        match class {
+            Class::Letter => {
+                self.letter(LATIN_LETTERS, bits & A_UPPER != 0, bits & A_LOWER != 0);
+            }
+            Class::Digit => self.bump(DIGITS),
+            Class::Newline => {
+                self.bump(NEWLINES);
+                if self.after_newline {
+                    self.bump(BLANK_LINES);
+                }
+            }
+            Class::Space => {
+                if b == b'\t' {
+                    self.bump(TABS);
+                }
+            }
+            _ => self.bump(ASCII_PUNCT),
+        }
+        if bits & (A_ALPHA | A_DIGIT) != 0 {
+            self.alnum.push_bits(bits);
+        } else if self.alnum.len > 0 {
+            self.end_alnum();
+        }
+        if bits & A_BASE64 != 0 {
+            self.base64.push_bits(bits);
+        } else if self.base64.len > 0 {
+            self.end_base64();
+        }
+        self.advance(class);
+    }
+
     fn push(&mut self, c: char) {
         let class = self.classify(c);
         self.track_shapes(c);
+        self.advance(class);
+    }
+
+    /// Moves to the next character, of class `class`: ends and starts runs.
+    fn advance(&mut self, class: Class) {
         if class != self.class {
             self.end_run(self.class);
             self.start_run(class);
