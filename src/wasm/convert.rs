@@ -2,8 +2,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use wasm_bindgen::JsValue;
-use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::invalid_argument;
 use crate::content::Content;
@@ -43,27 +42,68 @@ pub fn thrown_message(error: &JsValue) -> String {
         .unwrap_or_else(|| js_type(error))
 }
 
-/// Like [`json`], for small option objects: a number that is NaN or
-/// infinite is an error naming its field, not a silent null (the default).
+/// Like [`json`], for small option objects: read field by field (no JSON
+/// text round trip, which costs more than the work on a short call), and a
+/// number that is NaN or infinite is an error naming its field, not a
+/// silent null (the default).
 pub fn json_strict(value: JsValue, name: &str) -> Result<Value, JsValue> {
-    if value.is_undefined() {
+    strict_value(&value, name, 0)
+}
+
+fn strict_value(value: &JsValue, path: &str, depth: usize) -> Result<Value, JsValue> {
+    if depth > 32 {
+        return Err(invalid_argument(format!(
+            "{path} is nested too deeply for options"
+        )));
+    }
+    if value.is_undefined() || value.is_null() {
         return Ok(Value::Null);
     }
-    let replacer = Closure::<dyn Fn(JsValue, JsValue) -> Result<JsValue, JsValue>>::new(
-        |key: JsValue, item: JsValue| match item.as_f64() {
-            Some(n) if !n.is_finite() => Err(js_sys::TypeError::new(&format!(
-                "{} is {}, not a finite number",
-                key.as_string().unwrap_or_default(),
+    if let Some(b) = value.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(n) = value.as_f64() {
+        return if !n.is_finite() {
+            Err(invalid_argument(format!(
+                "{path} must be a finite number, got {}",
                 crate::error::show_number(n)
-            ))
-            .into()),
-            _ => Ok(item),
-        },
-    );
-    let text = js_sys::JSON::stringify_with_replacer(&value, replacer.as_ref())
-        .map_err(|e| invalid_argument(format!("{name}: {}", thrown_message(&e))))?;
-    serde_json::from_str(&String::from(text))
-        .map_err(|e| invalid_argument(format!("{name} is not plain data: {e}")))
+            )))
+        } else if n.fract() == 0.0 && n.abs() <= crate::read::Fields::MAX_SAFE {
+            // Whole numbers as integers, as JSON.stringify writes them.
+            Ok(Value::from(n as i64))
+        } else {
+            Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+        };
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(Value::String(s));
+    }
+    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
+        return array
+            .iter()
+            .enumerate()
+            .map(|(i, item)| strict_value(&item, &format!("{path}[{i}]"), depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
+    if value.is_object() && !value.is_function() {
+        let mut map = serde_json::Map::new();
+        for entry in js_sys::Object::entries(value.unchecked_ref()).iter() {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let item = entry.get(1);
+            if item.is_undefined() {
+                continue;
+            }
+            let key = entry.get(0).as_string().unwrap_or_default();
+            let item = strict_value(&item, &format!("{path}.{key}"), depth + 1)?;
+            map.insert(key, item);
+        }
+        return Ok(Value::Object(map));
+    }
+    Err(invalid_argument(format!(
+        "{path} cannot be {}",
+        js_type(value)
+    )))
 }
 
 /// A message list.
