@@ -175,6 +175,9 @@ enum Class {
 
 /// Counts the character classes and run shapes of `text` in one pass.
 ///
+/// `benches/scan.mjs` is a JavaScript port for the speed benchmark; change
+/// both together (`tests/js/scan_port.test.mjs` names any count that differs).
+///
 /// ```
 /// use compaction_core::calibrated::{scan, FEATURE_NAMES};
 /// let f = scan("parseJSON 42");

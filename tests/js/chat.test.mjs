@@ -289,7 +289,17 @@ test("bad arguments are typed errors, never traps; the chat survives them", asyn
   assert.equal((await chat.beforeSend(makeHistory(12), userMessage, good)).status, CompressionStatus.COMPRESSED);
 });
 
-test("CompressionStatus is a frozen enum with the reference's numbers", () => {
+test("CompressionStatus is a frozen enum with the reference's numbers", async () => {
+  // The JS enum and the engine's statuses name the same numbers.
+  const chat = chatAt(168_000);
+  const seen = [
+    await chat.beforeSend(makeHistory(12), userMessage, async () => ({ text: "" })),
+    await chat.beforeSend(makeHistory(12), userMessage, async () => ({ text: "x", finishReason: "MAX_TOKENS" })),
+    await chat.beforeSend(makeHistory(12), userMessage, async () => { throw new Error("x"); }),
+    await chat.beforeSend(makeHistory(12), userMessage, good),
+  ];
+  for (const r of seen) assert.equal(CompressionStatus[r.statusName], r.status, r.statusName);
+  assert.deepEqual(seen.map((r) => r.statusName), ["EMPTY_SUMMARY", "OUTPUT_TRUNCATED", "SUMMARIZER_FAILED", "NOOP"]);
   assert.ok(Object.isFrozen(CompressionStatus));
   assert.deepEqual(
     [CompressionStatus.COMPRESSED, CompressionStatus.INFLATED, CompressionStatus.TOKEN_COUNT_ERROR, CompressionStatus.EMPTY_SUMMARY,

@@ -57,3 +57,11 @@ async function session(): Promise<void> {
   chat.free();
 }
 void session;
+
+import { estimateTextTokens, type EstimateOptions, type TipContext, type TokenizerFamily, type Estimator } from "compaction-core";
+const family: TokenizerFamily = "o200k";
+const which: Estimator = "conservative";
+const opts: EstimateOptions = { estimator: which, tokenizer: family, imageTokenEstimate: 258 };
+const ctx: TipContext = { lastPromptTokenCount: 1000, contextWindowSize: 32_000, sessionPromptCount: 3, lastShown: { "context-warn": 1 } };
+const count: number = estimateTextTokens("hello", opts) + estimateContentTokens([], opts);
+void [ctx, count];
