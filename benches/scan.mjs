@@ -41,6 +41,10 @@ const LATIN_LETTERS = 0, WORDS = 1, CASE_HUMPS = 2, UPPER_LETTERS = 3,
 const LONG_WORD = 8;
 const BASE64_MIN_RUN = 20;
 const HEX_MIN_RUN = 8;
+// In a run of one repeated ASCII character, the characters after the first
+// few leave the other counts; each full piece of a token's length is a word.
+const RULE_REPEAT_FREE = 3, RULE_REPEAT_PIECE = 64;
+const CHAR_REPEAT_FREE = 8, CHAR_REPEAT_PIECE = 8;
 
 // Character classes as far as run boundaries go (enum Class in Rust).
 const START = 0, LETTER = 1, DIGIT = 2, SPACE = 3, NEWLINE = 4, PUNCT = 5,
@@ -63,6 +67,8 @@ export function scan(text) {
   // The current run of ASCII alphanumerics, and of base64 characters.
   let anLen = 0, anUpper = false, anLower = false, anDigit = false, anNotHex = false;
   let b64Len = 0, b64Upper = false, b64Lower = false, b64Digit = false;
+  // The previous character and how many times in a row it came.
+  let prev = -1, same = 0;
 
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -75,6 +81,24 @@ export function scan(text) {
       } else {
         u = 0xfffd;
       }
+    }
+
+    // A repeat of an ASCII letter or punctuation mark beyond the first few
+    // changes nothing but the count of its pieces.
+    if (u === prev) {
+      same++;
+      if (same > RULE_REPEAT_FREE && u < 0x80 && !(u >= 0x30 && u <= 0x39) && !(u === 0x20 || (u >= 0x09 && u <= 0x0d))) {
+        const rule = u === 0x23 || u === 0x2a || u === 0x2b || u === 0x2d || u === 0x2e ||
+          u === 0x2f || u === 0x3d || u === 0x5f || u === 0x7e || u === 0x25;
+        const free = rule ? RULE_REPEAT_FREE : CHAR_REPEAT_FREE;
+        if (same > free) {
+          if ((same - free) % (rule ? RULE_REPEAT_PIECE : CHAR_REPEAT_PIECE) === 0) f[WORDS]++;
+          continue;
+        }
+      }
+    } else {
+      prev = u;
+      same = 1;
     }
 
     // classify: per-character counts and the class.

@@ -51,81 +51,81 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
     // universal
     FamilyWeights {
         text: [
-            0.0513757, // latin_letters
-            0.72615,   // words
-            0.0,       // case_humps
-            0.0839627, // upper_letters
-            0.0,       // caps_letters
-            0.0140379, // vowels
-            0.272782,  // consonant_clusters
-            3.65901,   // latin_ext_letters
-            0.226931,  // cyrillic_letters
-            7.01759,   // greek_letters
-            0.519822,  // other_letters
-            0.102061,  // long_word_excess
-            0.684422,  // han
-            0.712971,  // kana
-            0.590297,  // hangul
-            1.0151,    // cjk_runs
-            0.0,       // cjk_punct
-            0.0,       // digits
-            0.679647,  // digit_runs
-            0.727847,  // digit_triples
-            0.73196,   // space_before_digit
-            0.285509,  // newlines
-            0.0,       // blank_lines
-            0.862451,  // indent_runs
-            0.0,       // indent_chars
-            0.451263,  // tabs
-            0.28207,   // ascii_punct
-            0.613181,  // punct_runs
-            0.243842,  // punct_before_word
-            0.648305,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.6537,    // emoji
-            3.78723,   // bmp_emoji
-            3.29651,   // flags
-            1.43779,   // emoji_parts
-            0.226862,  // base64_chars
-            0.0111133, // hex_chars
+            0.0555344,   // latin_letters
+            0.72994,     // words
+            0.0,         // case_humps
+            0.0838879,   // upper_letters
+            0.0,         // caps_letters
+            0.000837187, // vowels
+            0.263037,    // consonant_clusters
+            3.66314,     // latin_ext_letters
+            0.225751,    // cyrillic_letters
+            6.79647,     // greek_letters
+            0.503442,    // other_letters
+            0.105585,    // long_word_excess
+            0.685534,    // han
+            0.714752,    // kana
+            0.592656,    // hangul
+            1.00606,     // cjk_runs
+            0.0,         // cjk_punct
+            0.0155261,   // digits
+            0.725328,    // digit_runs
+            0.66381,     // digit_triples
+            0.725563,    // space_before_digit
+            0.285005,    // newlines
+            0.0,         // blank_lines
+            0.845725,    // indent_runs
+            0.0,         // indent_chars
+            0.448566,    // tabs
+            0.290426,    // ascii_punct
+            0.611739,    // punct_runs
+            0.232701,    // punct_before_word
+            0.650108,    // bmp_symbols
+            0.0,         // astral_symbols
+            2.64049,     // emoji
+            3.80287,     // bmp_emoji
+            3.31353,     // flags
+            1.44758,     // emoji_parts
+            0.227153,    // base64_chars
+            0.00787787,  // hex_chars
         ],
         conservative_text: [
-            0.00175056, // latin_letters
-            0.828592,   // words
-            0.320027,   // case_humps
-            0.240699,   // upper_letters
+            0.00417,    // latin_letters
+            0.824012,   // words
+            0.320731,   // case_humps
+            0.234626,   // upper_letters
             0.0,        // caps_letters
-            0.0966214,  // vowels
-            0.936217,   // consonant_clusters
-            6.63627,    // latin_ext_letters
-            0.468096,   // cyrillic_letters
-            9.59785,    // greek_letters
-            0.710952,   // other_letters
+            0.0945036,  // vowels
+            0.929055,   // consonant_clusters
+            6.63404,    // latin_ext_letters
+            0.469769,   // cyrillic_letters
+            9.61925,    // greek_letters
+            0.712537,   // other_letters
             0.0,        // long_word_excess
-            1.09441,    // han
-            0.89789,    // kana
-            1.37807,    // hangul
-            0.895047,   // cjk_runs
-            0.231287,   // cjk_punct
-            0.463738,   // digits
-            0.135998,   // digit_runs
-            0.705857,   // digit_triples
-            0.852045,   // space_before_digit
-            0.503361,   // newlines
+            1.0956,     // han
+            0.898853,   // kana
+            1.37871,    // hangul
+            0.897545,   // cjk_runs
+            0.225424,   // cjk_punct
+            0.448606,   // digits
+            0.125697,   // digit_runs
+            0.739665,   // digit_triples
+            0.864292,   // space_before_digit
+            0.500741,   // newlines
             0.0,        // blank_lines
-            0.218397,   // indent_runs
+            0.218219,   // indent_runs
             0.0,        // indent_chars
-            0.442523,   // tabs
-            0.278707,   // ascii_punct
-            0.738272,   // punct_runs
-            0.669573,   // punct_before_word
-            0.949687,   // bmp_symbols
+            0.440367,   // tabs
+            0.287317,   // ascii_punct
+            0.725763,   // punct_runs
+            0.655438,   // punct_before_word
+            0.957863,   // bmp_symbols
             0.0,        // astral_symbols
-            3.02368,    // emoji
-            4.71829,    // bmp_emoji
-            4.84326,    // flags
-            3.02187,    // emoji_parts
-            0.00475066, // base64_chars
+            3.01783,    // emoji
+            4.69676,    // bmp_emoji
+            4.85498,    // flags
+            3.02611,    // emoji_parts
+            0.00799285, // base64_chars
             0.0,        // hex_chars
         ],
         per_message: 4.17486,
@@ -135,82 +135,82 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
     // o200k
     FamilyWeights {
         text: [
-            0.0488861, // latin_letters
-            0.718544,  // words
+            0.0546931, // latin_letters
+            0.712797,  // words
             0.0,       // case_humps
-            0.130096,  // upper_letters
-            0.0,       // caps_letters
-            0.0110262, // vowels
-            0.280306,  // consonant_clusters
-            1.38915,   // latin_ext_letters
-            0.130888,  // cyrillic_letters
-            5.18735,   // greek_letters
-            0.384248,  // other_letters
-            0.105536,  // long_word_excess
-            0.675049,  // han
-            0.715871,  // kana
-            0.691281,  // hangul
-            0.682265,  // cjk_runs
-            0.0,       // cjk_punct
-            0.0,       // digits
-            1.06917,   // digit_runs
-            0.273113,  // digit_triples
-            0.94514,   // space_before_digit
-            0.37652,   // newlines
-            0.0,       // blank_lines
-            0.905624,  // indent_runs
-            0.0,       // indent_chars
-            0.533152,  // tabs
-            0.300006,  // ascii_punct
-            0.495217,  // punct_runs
-            0.198894,  // punct_before_word
-            0.850925,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.50952,   // emoji
-            3.83801,   // bmp_emoji
-            2.35829,   // flags
-            1.11098,   // emoji_parts
-            0.192348,  // base64_chars
-            0.01637,   // hex_chars
-        ],
-        conservative_text: [
-            0.0696832, // latin_letters
-            0.710486,  // words
-            0.0,       // case_humps
-            0.293864,  // upper_letters
+            0.129022,  // upper_letters
             0.0,       // caps_letters
             0.0,       // vowels
-            0.854793,  // consonant_clusters
-            3.86848,   // latin_ext_letters
-            0.199596,  // cyrillic_letters
-            0.0,       // greek_letters
-            0.0,       // other_letters
-            0.0,       // long_word_excess
-            0.710067,  // han
-            0.680829,  // kana
-            0.373376,  // hangul
-            1.40072,   // cjk_runs
+            0.269758,  // consonant_clusters
+            1.3869,    // latin_ext_letters
+            0.13185,   // cyrillic_letters
+            5.11791,   // greek_letters
+            0.379105,  // other_letters
+            0.105319,  // long_word_excess
+            0.675101,  // han
+            0.715794,  // kana
+            0.691152,  // hangul
+            0.683236,  // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            1.25424,   // digit_runs
-            0.0,       // digit_triples
-            0.961291,  // space_before_digit
-            0.099096,  // newlines
+            1.08733,   // digit_runs
+            0.257171,  // digit_triples
+            0.941042,  // space_before_digit
+            0.370952,  // newlines
             0.0,       // blank_lines
-            0.927694,  // indent_runs
+            0.914769,  // indent_runs
             0.0,       // indent_chars
-            0.630078,  // tabs
-            0.241895,  // ascii_punct
-            0.673251,  // punct_runs
-            0.406372,  // punct_before_word
-            0.770372,  // bmp_symbols
+            0.526519,  // tabs
+            0.300572,  // ascii_punct
+            0.49618,   // punct_runs
+            0.200277,  // punct_before_word
+            0.84677,   // bmp_symbols
             0.0,       // astral_symbols
-            3.25912,   // emoji
-            2.04967,   // bmp_emoji
-            3.01894,   // flags
-            0.965251,  // emoji_parts
-            0.0154685, // base64_chars
-            0.0,       // hex_chars
+            2.50748,   // emoji
+            3.82446,   // bmp_emoji
+            2.35853,   // flags
+            1.11663,   // emoji_parts
+            0.193594,  // base64_chars
+            0.0157036, // hex_chars
+        ],
+        conservative_text: [
+            0.0793173,  // latin_letters
+            0.685757,   // words
+            0.0,        // case_humps
+            0.284641,   // upper_letters
+            0.0,        // caps_letters
+            0.0,        // vowels
+            0.848637,   // consonant_clusters
+            4.0662,     // latin_ext_letters
+            0.204256,   // cyrillic_letters
+            0.0,        // greek_letters
+            0.0,        // other_letters
+            0.0,        // long_word_excess
+            0.6985,     // han
+            0.667862,   // kana
+            0.35903,    // hangul
+            1.50229,    // cjk_runs
+            0.0,        // cjk_punct
+            0.0,        // digits
+            1.20889,    // digit_runs
+            0.080195,   // digit_triples
+            0.907954,   // space_before_digit
+            0.154346,   // newlines
+            0.0,        // blank_lines
+            0.943677,   // indent_runs
+            0.00611149, // indent_chars
+            0.648538,   // tabs
+            0.26388,    // ascii_punct
+            0.588738,   // punct_runs
+            0.344267,   // punct_before_word
+            0.821692,   // bmp_symbols
+            0.0,        // astral_symbols
+            3.08338,    // emoji
+            2.12819,    // bmp_emoji
+            2.98993,    // flags
+            0.959115,   // emoji_parts
+            0.0136136,  // base64_chars
+            0.0,        // hex_chars
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -219,82 +219,82 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
     // cl100k
     FamilyWeights {
         text: [
-            0.0508085, // latin_letters
-            0.741827,  // words
+            0.050437,  // latin_letters
+            0.742956,  // words
             0.0,       // case_humps
-            0.0930912, // upper_letters
+            0.0921355, // upper_letters
             0.0,       // caps_letters
             0.0,       // vowels
-            0.289086,  // consonant_clusters
-            4.11552,   // latin_ext_letters
-            0.333948,  // cyrillic_letters
-            11.4731,   // greek_letters
-            0.849859,  // other_letters
-            0.0837714, // long_word_excess
-            0.963391,  // han
-            0.995152,  // kana
-            1.18541,   // hangul
-            0.874678,  // cjk_runs
+            0.292515,  // consonant_clusters
+            4.1287,    // latin_ext_letters
+            0.333971,  // cyrillic_letters
+            11.3848,   // greek_letters
+            0.843318,  // other_letters
+            0.0826327, // long_word_excess
+            0.962902,  // han
+            0.99481,   // kana
+            1.18396,   // hangul
+            0.877979,  // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            0.715366,  // digit_runs
-            0.551425,  // digit_triples
-            1.07766,   // space_before_digit
-            0.412746,  // newlines
+            0.697703,  // digit_runs
+            0.564847,  // digit_triples
+            1.08764,   // space_before_digit
+            0.42019,   // newlines
             0.0,       // blank_lines
-            0.853502,  // indent_runs
+            0.850257,  // indent_runs
             0.0,       // indent_chars
-            0.509045,  // tabs
-            0.299974,  // ascii_punct
-            0.500825,  // punct_runs
-            0.156371,  // punct_before_word
-            0.727973,  // bmp_symbols
+            0.505647,  // tabs
+            0.306884,  // ascii_punct
+            0.494081,  // punct_runs
+            0.144331,  // punct_before_word
+            0.735413,  // bmp_symbols
             0.0,       // astral_symbols
-            3.20955,   // emoji
-            0.737194,  // bmp_emoji
-            3.39729,   // flags
-            3.57026,   // emoji_parts
-            0.24988,   // base64_chars
-            0.0320188, // hex_chars
+            3.20451,   // emoji
+            0.732574,  // bmp_emoji
+            3.39483,   // flags
+            3.5684,    // emoji_parts
+            0.250336,  // base64_chars
+            0.0324767, // hex_chars
         ],
         conservative_text: [
-            0.0537452, // latin_letters
-            0.689017,  // words
-            0.0,       // case_humps
-            0.288475,  // upper_letters
-            0.0,       // caps_letters
-            0.0627816, // vowels
-            1.02139,   // consonant_clusters
-            6.43994,   // latin_ext_letters
-            0.42317,   // cyrillic_letters
-            2.35693,   // greek_letters
-            0.174588,  // other_letters
-            0.0,       // long_word_excess
-            1.28039,   // han
-            0.924674,  // kana
-            1.13171,   // hangul
-            1.06109,   // cjk_runs
-            0.0,       // cjk_punct
-            0.115079,  // digits
-            1.15871,   // digit_runs
-            0.0,       // digit_triples
-            0.774745,  // space_before_digit
-            0.0746678, // newlines
-            0.0,       // blank_lines
-            1.00579,   // indent_runs
-            0.0,       // indent_chars
-            0.656558,  // tabs
-            0.209785,  // ascii_punct
-            0.674126,  // punct_runs
-            0.409762,  // punct_before_word
-            0.572522,  // bmp_symbols
-            0.0,       // astral_symbols
-            3.51539,   // emoji
-            1.80212,   // bmp_emoji
-            5.28784,   // flags
-            2.88322,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
+            0.0847067,  // latin_letters
+            0.695211,   // words
+            0.0,        // case_humps
+            0.27997,    // upper_letters
+            0.0,        // caps_letters
+            0.00435348, // vowels
+            0.956888,   // consonant_clusters
+            6.14126,    // latin_ext_letters
+            0.424684,   // cyrillic_letters
+            2.8086,     // greek_letters
+            0.208044,   // other_letters
+            0.0,        // long_word_excess
+            1.27807,    // han
+            0.916389,   // kana
+            1.10591,    // hangul
+            1.13012,    // cjk_runs
+            0.0,        // cjk_punct
+            0.14715,    // digits
+            1.1273,     // digit_runs
+            0.00503641, // digit_triples
+            0.760161,   // space_before_digit
+            0.106088,   // newlines
+            0.0,        // blank_lines
+            1.10002,    // indent_runs
+            0.0,        // indent_chars
+            0.714445,   // tabs
+            0.248552,   // ascii_punct
+            0.546381,   // punct_runs
+            0.292365,   // punct_before_word
+            0.679208,   // bmp_symbols
+            0.0,        // astral_symbols
+            3.89511,    // emoji
+            2.144,      // bmp_emoji
+            5.40878,    // flags
+            2.5776,     // emoji_parts
+            0.00402388, // base64_chars
+            0.0,        // hex_chars
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -304,81 +304,81 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
     FamilyWeights {
         text: [
             0.0,       // latin_letters
-            0.923351,  // words
-            0.279363,  // case_humps
-            0.0691738, // upper_letters
+            0.92067,   // words
+            0.274402,  // case_humps
+            0.0713587, // upper_letters
             0.0,       // caps_letters
-            0.0224858, // vowels
-            0.214201,  // consonant_clusters
-            6.00117,   // latin_ext_letters
-            0.387247,  // cyrillic_letters
-            14.0815,   // greek_letters
-            1.04307,   // other_letters
-            0.135965,  // long_word_excess
-            0.791194,  // han
-            0.991615,  // kana
-            1.31635,   // hangul
-            0.933918,  // cjk_runs
+            0.0252395, // vowels
+            0.199894,  // consonant_clusters
+            5.997,     // latin_ext_letters
+            0.387533,  // cyrillic_letters
+            13.9207,   // greek_letters
+            1.03116,   // other_letters
+            0.138391,  // long_word_excess
+            0.794974,  // han
+            0.992351,  // kana
+            1.32295,   // hangul
+            0.924465,  // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            0.688125,  // digit_runs
-            0.463191,  // digit_triples
-            0.247309,  // space_before_digit
-            0.914659,  // newlines
+            0.671822,  // digit_runs
+            0.497192,  // digit_triples
+            0.233951,  // space_before_digit
+            0.940921,  // newlines
             0.0,       // blank_lines
             0.0,       // indent_runs
             0.0,       // indent_chars
-            0.437755,  // tabs
-            0.157672,  // ascii_punct
-            0.884191,  // punct_runs
-            0.903587,  // punct_before_word
-            0.925459,  // bmp_symbols
+            0.434915,  // tabs
+            0.179679,  // ascii_punct
+            0.842984,  // punct_runs
+            0.868932,  // punct_before_word
+            0.950733,  // bmp_symbols
             0.0,       // astral_symbols
-            2.86874,   // emoji
+            2.86891,   // emoji
             0.0,       // bmp_emoji
-            3.29998,   // flags
-            2.91091,   // emoji_parts
-            0.215798,  // base64_chars
-            0.0387886, // hex_chars
+            3.28465,   // flags
+            2.90507,   // emoji_parts
+            0.217156,  // base64_chars
+            0.0200119, // hex_chars
         ],
         conservative_text: [
-            0.0281607, // latin_letters
-            0.855394,  // words
-            0.0,       // case_humps
-            0.292516,  // upper_letters
-            0.0,       // caps_letters
-            0.0,       // vowels
-            1.06404,   // consonant_clusters
-            7.78144,   // latin_ext_letters
-            0.473887,  // cyrillic_letters
-            5.75541,   // greek_letters
-            0.426327,  // other_letters
-            0.0307268, // long_word_excess
-            1.02174,   // han
-            0.889259,  // kana
-            1.29863,   // hangul
-            0.992954,  // cjk_runs
-            0.0994394, // cjk_punct
-            0.0,       // digits
-            1.07842,   // digit_runs
-            0.0,       // digit_triples
-            0.0895032, // space_before_digit
-            0.583569,  // newlines
-            0.0,       // blank_lines
-            0.0554342, // indent_runs
-            2.4903e-5, // indent_chars
-            0.48532,   // tabs
-            0.116371,  // ascii_punct
-            1.04899,   // punct_runs
-            1.09499,   // punct_before_word
-            0.92952,   // bmp_symbols
-            0.0,       // astral_symbols
-            2.97016,   // emoji
-            5.74196,   // bmp_emoji
-            3.735,     // flags
-            2.73214,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
+            0.0344437,  // latin_letters
+            0.829489,   // words
+            0.0,        // case_humps
+            0.290123,   // upper_letters
+            0.0,        // caps_letters
+            0.0,        // vowels
+            1.06293,    // consonant_clusters
+            7.6472,     // latin_ext_letters
+            0.478338,   // cyrillic_letters
+            5.68965,    // greek_letters
+            0.421456,   // other_letters
+            0.0236374,  // long_word_excess
+            1.02079,    // han
+            0.889627,   // kana
+            1.2981,     // hangul
+            0.998034,   // cjk_runs
+            0.0676147,  // cjk_punct
+            0.0,        // digits
+            1.09247,    // digit_runs
+            0.0,        // digit_triples
+            0.0970148,  // space_before_digit
+            0.61486,    // newlines
+            0.0,        // blank_lines
+            0.00863543, // indent_runs
+            0.00372615, // indent_chars
+            0.478263,   // tabs
+            0.119329,   // ascii_punct
+            1.03263,    // punct_runs
+            1.09696,    // punct_before_word
+            0.951377,   // bmp_symbols
+            0.0,        // astral_symbols
+            2.94362,    // emoji
+            5.7141,     // bmp_emoji
+            3.73751,    // flags
+            2.74865,    // emoji_parts
+            0.0,        // base64_chars
+            0.0,        // hex_chars
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -387,80 +387,80 @@ pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
     // qwen
     FamilyWeights {
         text: [
-            0.0373769,  // latin_letters
-            0.783084,   // words
+            0.0377105,  // latin_letters
+            0.780754,   // words
             0.0,        // case_humps
-            0.08525,    // upper_letters
+            0.0846579,  // upper_letters
             0.0,        // caps_letters
-            0.00696421, // vowels
-            0.306204,   // consonant_clusters
-            4.04606,    // latin_ext_letters
-            0.202772,   // cyrillic_letters
-            8.75994,    // greek_letters
-            0.648884,   // other_letters
-            0.0995735,  // long_word_excess
-            0.529391,   // han
-            0.584466,   // kana
-            0.549203,   // hangul
-            1.2587,     // cjk_runs
+            0.00705995, // vowels
+            0.307889,   // consonant_clusters
+            4.05189,    // latin_ext_letters
+            0.203201,   // cyrillic_letters
+            8.63111,    // greek_letters
+            0.639342,   // other_letters
+            0.0982238,  // long_word_excess
+            0.530155,   // han
+            0.584687,   // kana
+            0.549755,   // hangul
+            1.25773,    // cjk_runs
             0.0,        // cjk_punct
-            0.690175,   // digits
+            0.688835,   // digits
             0.0,        // digit_runs
-            0.686667,   // digit_triples
-            1.13057,    // space_before_digit
-            0.344102,   // newlines
-            0.00588484, // blank_lines
-            0.891451,   // indent_runs
+            0.690293,   // digit_triples
+            1.13359,    // space_before_digit
+            0.335489,   // newlines
+            0.0292872,  // blank_lines
+            0.897243,   // indent_runs
             0.0,        // indent_chars
-            0.479219,   // tabs
-            0.305704,   // ascii_punct
-            0.537156,   // punct_runs
-            0.135801,   // punct_before_word
-            0.633992,   // bmp_symbols
+            0.470895,   // tabs
+            0.316463,   // ascii_punct
+            0.52924,    // punct_runs
+            0.119412,   // punct_before_word
+            0.639244,   // bmp_symbols
             0.0,        // astral_symbols
-            2.40749,    // emoji
-            4.04277,    // bmp_emoji
-            1.45489,    // flags
-            0.967825,   // emoji_parts
-            0.242197,   // base64_chars
-            0.0414678,  // hex_chars
+            2.40873,    // emoji
+            4.0508,     // bmp_emoji
+            1.45987,    // flags
+            0.966292,   // emoji_parts
+            0.242167,   // base64_chars
+            0.0410711,  // hex_chars
         ],
         conservative_text: [
-            0.0306702, // latin_letters
-            0.68204,   // words
+            0.0665394, // latin_letters
+            0.627513,  // words
             0.0,       // case_humps
-            0.278663,  // upper_letters
+            0.263417,  // upper_letters
             0.0,       // caps_letters
-            0.11242,   // vowels
-            1.05666,   // consonant_clusters
-            5.98457,   // latin_ext_letters
-            0.270857,  // cyrillic_letters
-            0.0,       // greek_letters
-            0.0,       // other_letters
+            0.0642732, // vowels
+            1.01014,   // consonant_clusters
+            5.94829,   // latin_ext_letters
+            0.284909,  // cyrillic_letters
+            0.157865,  // greek_letters
+            0.0116937, // other_letters
             0.0,       // long_word_excess
-            0.502934,  // han
-            0.548626,  // kana
-            0.284164,  // hangul
-            2.00542,   // cjk_runs
+            0.514211,  // han
+            0.56063,   // kana
+            0.322344,  // hangul
+            1.93271,   // cjk_runs
             0.0,       // cjk_punct
-            0.647382,  // digits
-            0.443683,  // digit_runs
-            0.289653,  // digit_triples
-            0.966519,  // space_before_digit
-            0.201812,  // newlines
+            0.713064,  // digits
+            0.714753,  // digit_runs
+            0.0,       // digit_triples
+            0.985826,  // space_before_digit
+            0.217351,  // newlines
             0.0,       // blank_lines
-            0.7768,    // indent_runs
+            0.871424,  // indent_runs
             0.0,       // indent_chars
-            0.561027,  // tabs
-            0.172686,  // ascii_punct
-            0.730535,  // punct_runs
-            0.555863,  // punct_before_word
-            0.423985,  // bmp_symbols
+            0.590317,  // tabs
+            0.217808,  // ascii_punct
+            0.620338,  // punct_runs
+            0.429313,  // punct_before_word
+            0.489917,  // bmp_symbols
             0.0,       // astral_symbols
-            2.6084,    // emoji
-            6.55417,   // bmp_emoji
-            3.33134,   // flags
-            0.21414,   // emoji_parts
+            2.62019,   // emoji
+            6.28541,   // bmp_emoji
+            3.42325,   // flags
+            0.267302,  // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
         ],

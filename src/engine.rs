@@ -486,8 +486,9 @@ pub struct SavedState {
 /// ```
 /// use compaction_core::{Compactor, CompactorConfig, Content, SendDecision, SummaryAnswer};
 /// let mut chat = Compactor::new(CompactorConfig::new(32_000.0)).unwrap();
+/// let words = "All work and no play makes Jack a dull boy. ".repeat(140);
 /// let history: Vec<Content> = (0..40)
-///     .map(|i| Content::text(if i % 2 == 0 { "user" } else { "model" }, "x".repeat(2_400)))
+///     .map(|i| Content::text(if i % 2 == 0 { "user" } else { "model" }, words.clone()))
 ///     .collect();
 /// // No usage yet (a resumed chat): the whole history is estimated.
 /// match chat.poll_before_send(&history, &Content::text("user", "go on")).unwrap() {
@@ -499,7 +500,7 @@ pub struct SavedState {
 ///         assert_eq!(outcome.status.code(), 1);
 ///         assert!(outcome.new_history.unwrap().len() < history.len());
 ///     }
-///     SendDecision::Proceed { .. } => unreachable!("60 000 estimated tokens are past hard"),
+///     SendDecision::Proceed { .. } => unreachable!("about 60 000 estimated tokens are past hard"),
 /// }
 /// ```
 // Not Clone on purpose: two copies of a chat with the same request in

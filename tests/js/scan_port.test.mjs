@@ -41,6 +41,12 @@ const EDGE_CASES = [
   "math 𝒜𝔅 ∑∫ → ‰ € ¶ ©",
   "lone \ud800 high, lone \udc00 low, swapped \udc00\ud800, end \ud83d",
   "[{\"name\":\"read_file\",\"args\":{\"path\":\"/src/main.rs\"}}]",
+  // Long runs of one character: rule characters, letters, other punctuation,
+  // digits and spaces (which repeats do not cut), and a run at the very start.
+  "=".repeat(200) + "\n" + "-".repeat(64) + "name " + "#".repeat(67),
+  "x".repeat(100) + "Y " + "aaaaaaaaab ZZZZZZZZZZZZZZZZZZ " + "^".repeat(33) + ")".repeat(17),
+  "\0\0\0\0\0\0\0\0\0\0 " + "0".repeat(40) + " ".repeat(40) + "é".repeat(20) + "~".repeat(70),
+  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAbWFu+/////////8=",
 ];
 
 // Characters from every branch of the classifier, to draw random strings from.
@@ -67,8 +73,12 @@ function randomTexts(count, seed) {
   for (let i = 0; i < count; i++) {
     let text = "";
     const len = 1 + Math.floor(next() * 80);
-    // Runs of one character make long words, indents and base64/hex runs.
-    while (text.length < len) text += POOL[Math.floor(next() * POOL.length)].repeat(1 + Math.floor(next() * 4));
+    // Runs of one character make long words, indents and base64/hex runs;
+    // now and then a long one, which the scanner cuts into pieces.
+    while (text.length < len) {
+      const times = next() < 0.05 ? 1 + Math.floor(next() * 150) : 1 + Math.floor(next() * 4);
+      text += POOL[Math.floor(next() * POOL.length)].repeat(times);
+    }
     out.push(text);
   }
   return out;
