@@ -212,17 +212,365 @@ enum Class {
 /// assert_eq!(f.counts[words], 1);
 /// ```
 pub fn scan(text: &str) -> TextFeatures {
-    let mut s = Scanner::default();
-    for c in text.chars() {
-        // Most text is ASCII: a table lookup answers every question the
-        // scanner asks about such a character at once.
-        if c.is_ascii() {
-            s.push_ascii(c as u8);
+    // One loop over local variables rather than methods on a state struct:
+    // the compiler then keeps the state in registers (in wasm, in locals
+    // rather than in linear memory). Words of ASCII letters, runs of spaces
+    // and runs of Han / kana / Hangul are consumed by inner loops that skip
+    // what cannot change inside them. Each step was kept only if the wasm
+    // `estimateTextTokens` got faster in Node (benches/estimator_speed.mjs);
+    // `tests/js/scan_port.test.mjs` holds the counts to the plain port.
+    let mut f = [0u32; FEATURE_COUNT];
+    // How many times each ASCII character other than a letter came
+    // (outside long repeats): their per-character counts are read off it at
+    // the end, one increment per character instead of one per count.
+    let mut ascii = [0u32; 128];
+    let mut class = Class::Start;
+    let mut run_len = 0u32;
+    let mut prev_lower = false;
+    // Consonants in a row so far (ASCII letters only).
+    let mut consonants = 0u32;
+    let (mut latin_letters, mut vowels, mut upper_letters) = (0u32, 0u32, 0u32);
+    let mut consonant_clusters = 0u32;
+    let mut case_humps = 0u32;
+    let mut blank_lines = 0u32;
+    // The current letter run has a capital / a small letter (after its first
+    // letter).
+    let mut word_upper = false;
+    let mut word_lower = false;
+    // The previous character that was not horizontal space was a newline.
+    let mut after_newline = false;
+    // The current run of ASCII alphanumerics: its length and the OR and AND
+    // of its characters' bits; the same for base64 characters (OR only).
+    let mut alnum_len = 0u32;
+    let mut alnum_any = 0u16;
+    let mut alnum_all = !0u16;
+    let mut base64_len = 0u32;
+    let mut base64_any = 0u16;
+    // The previous character when it was ASCII (0xFF otherwise), and how
+    // many times in a row it came.
+    let mut prev_ascii = 0u8;
+    let mut same = 0u32;
+    let mut case_mask = !0u16;
+
+    // The UTF-8 bytes, not `chars()`: most text is ASCII, and an ASCII byte
+    // is its own character, answered by one table lookup. Other characters
+    // are decoded by hand; `text` is a `str`, so its UTF-8 is valid, and the
+    // counts are per character, as they would be over UTF-16.
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let next;
+        if b < 0x80 {
+            let Ascii { bits, class: c } = ASCII[usize::from(b)];
+            if c == Class::Letter {
+                // A word of ASCII letters, consumed here in one go: inside it
+                // nothing changes class, so the checks a class change needs
+                // are left out, and the run counts are added at its end.
+                if class != Class::Letter {
+                    end_run(&mut f, class, run_len, word_upper, word_lower);
+                    start_run(&mut f, class, Class::Letter);
+                    class = Class::Letter;
+                    after_newline = false;
+                    run_len = 0;
+                    word_upper = false;
+                    word_lower = false;
+                    // The case of a word is that of its letters after the
+                    // first (`aBCD` counts as capitals, `Abcd` does not),
+                    // as the JS port counts it.
+                    case_mask = 0;
+                }
+                let (mut n, mut any, mut all, mut case) = (0u32, 0u16, !0u16, 0u16);
+                while let Some(&b) = bytes.get(i) {
+                    let bits = ASCII[usize::from(b)].bits;
+                    if bits & A_ALPHA == 0 {
+                        break;
+                    }
+                    i += 1;
+                    if b == prev_ascii {
+                        same += 1;
+                        // A repeat beyond the first few changes nothing but
+                        // the count of its pieces (see CHAR_REPEAT_FREE).
+                        if same > CHAR_REPEAT_FREE {
+                            if (same - CHAR_REPEAT_FREE).is_multiple_of(CHAR_REPEAT_PIECE) {
+                                f[WORDS] += 1;
+                            }
+                            continue;
+                        }
+                    } else {
+                        prev_ascii = b;
+                        same = 1;
+                    }
+                    vowels += u32::from(bits & A_VOWEL);
+                    upper_letters += u32::from(bits & A_UPPER != 0);
+                    // How English-like the letters are: words in other
+                    // languages, identifiers, codes and abbreviations have
+                    // fewer vowels and longer consonant clusters, and split
+                    // into more pieces.
+                    // (Without branches: vowels and consonants alternate
+                    // too irregularly to predict.)
+                    consonants = if bits & A_VOWEL != 0 {
+                        0
+                    } else {
+                        consonants + 1
+                    };
+                    consonant_clusters += u32::from(consonants >= 3);
+                    let upper = bits & A_UPPER != 0;
+                    // A capital right after a small letter starts a new
+                    // piece in camelCase (o200k splits there; the others
+                    // merge worse there).
+                    case_humps += u32::from(upper && prev_lower);
+                    prev_lower = !upper;
+                    n += 1;
+                    any |= bits;
+                    all &= bits;
+                    case |= bits & case_mask;
+                    case_mask = !0;
+                }
+                word_upper |= case & A_UPPER != 0;
+                word_lower |= case & A_LOWER != 0;
+                latin_letters += n;
+                run_len += n;
+                alnum_len += n;
+                alnum_any |= any;
+                alnum_all &= all;
+                base64_len += n;
+                base64_any |= any;
+                continue;
+            }
+            i += 1;
+            if b == prev_ascii {
+                same += 1;
+                // A repeat beyond the first few changes nothing but the
+                // count of its pieces: the class, the runs and the word
+                // length stay as the first characters of the run left them.
+                if same > RULE_REPEAT_FREE && bits & (A_RULE | A_REPEAT) != 0 {
+                    let (free, piece) = if bits & A_RULE != 0 {
+                        (RULE_REPEAT_FREE, RULE_REPEAT_PIECE)
+                    } else {
+                        (CHAR_REPEAT_FREE, CHAR_REPEAT_PIECE)
+                    };
+                    if same > free {
+                        if (same - free).is_multiple_of(piece) {
+                            f[WORDS] += 1;
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                prev_ascii = b;
+                same = 1;
+            }
+            ascii[usize::from(b)] += 1;
+            consonants = 0;
+            if b == b'\n' {
+                blank_lines += u32::from(after_newline);
+            }
+            if bits & A_ALNUM != 0 {
+                alnum_len += 1;
+                alnum_any |= bits;
+                alnum_all &= bits;
+            } else if alnum_len > 0 {
+                f[HEX_CHARS] += hex_run(alnum_len, alnum_any, alnum_all);
+                (alnum_len, alnum_any, alnum_all) = (0, 0, !0);
+            }
+            if bits & A_BASE64 != 0 {
+                base64_len += 1;
+                base64_any |= bits;
+            } else if base64_len > 0 {
+                f[BASE64_CHARS] += base64_run(base64_len, base64_any);
+                (base64_len, base64_any) = (0, 0);
+            }
+            next = c;
         } else {
-            s.push(c);
+            let (u, len) = decode(bytes, i, b);
+            i += len;
+            prev_ascii = 0xFF;
+            consonants = 0;
+            let Other {
+                class: c,
+                count,
+                upper,
+                lower,
+            } = other(u);
+            if let Some(k) = f.get_mut(usize::from(count)) {
+                *k += 1;
+            }
+            if c == Class::Letter {
+                if upper {
+                    f[UPPER_LETTERS] += 1;
+                }
+                case_humps += u32::from(upper && prev_lower);
+                prev_lower = lower;
+                word_upper |= upper;
+                word_lower |= lower;
+            }
+            if alnum_len > 0 {
+                f[HEX_CHARS] += hex_run(alnum_len, alnum_any, alnum_all);
+                (alnum_len, alnum_any, alnum_all) = (0, 0, !0);
+            }
+            if base64_len > 0 {
+                f[BASE64_CHARS] += base64_run(base64_len, base64_any);
+                (base64_len, base64_any) = (0, 0);
+            }
+            next = c;
+        }
+        if next != class {
+            end_run(&mut f, class, run_len, word_upper, word_lower);
+            start_run(&mut f, class, next);
+            run_len = 0;
+            word_upper = false;
+            word_lower = false;
+            if next != Class::Letter {
+                prev_lower = false;
+            }
+        }
+        run_len += 1;
+        if next != Class::Space {
+            after_newline = next == Class::Newline;
+        }
+        class = next;
+        if b == b' ' {
+            // The rest of a run of spaces (indentation), in one go: spaces
+            // feed no per-character count, only the run length.
+            let start = i;
+            while bytes.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            run_len += (i - start) as u32;
+        } else if class == Class::Cjk {
+            // The rest of a run of Chinese, Japanese or Korean characters,
+            // taken here in one go: inside it only the script counts and the
+            // run length change.
+            let mut n = 0;
+            while let Some(&lead) = bytes.get(i) {
+                // Three-byte UTF-8 from U+3000 to U+DFFF.
+                if !(0xE3..=0xED).contains(&lead) {
+                    break;
+                }
+                let count = match decode(bytes, i, lead).0 {
+                    0x4E00..=0x9FFF => HAN,
+                    0x3040..=0x30FF => KANA,
+                    0xAC00..=0xD7AF => HANGUL,
+                    _ => break,
+                };
+                f[count] += 1;
+                n += 1;
+                i += 3;
+            }
+            run_len += n;
         }
     }
-    s.finish()
+
+    end_run(&mut f, class, run_len, word_upper, word_lower);
+    f[HEX_CHARS] += hex_run(alnum_len, alnum_any, alnum_all);
+    f[BASE64_CHARS] += base64_run(base64_len, base64_any);
+    f[LATIN_LETTERS] += latin_letters;
+    f[VOWELS] += vowels;
+    f[UPPER_LETTERS] += upper_letters;
+    f[CONSONANT_CLUSTERS] += consonant_clusters;
+    f[CASE_HUMPS] += case_humps;
+    f[BLANK_LINES] += blank_lines;
+    // The per-character counts of the ASCII characters.
+    for (b, &n) in ascii.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let count = match ASCII[b].class {
+            Class::Digit => DIGITS,
+            Class::Newline => NEWLINES,
+            Class::Space if b == usize::from(b'\t') => TABS,
+            Class::Punct => ASCII_PUNCT,
+            _ => continue,
+        };
+        f[count] += n;
+    }
+    TextFeatures { counts: f }
+}
+
+/// The code point of the multi-byte UTF-8 sequence starting with `lead` at
+/// `bytes[i]`, and its length.
+#[inline]
+fn decode(bytes: &[u8], i: usize, lead: u8) -> (u32, usize) {
+    let cont = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3F);
+    let lead = u32::from(lead);
+    if lead < 0xE0 {
+        (((lead & 0x1F) << 6) | cont(1), 2)
+    } else if lead < 0xF0 {
+        (((lead & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (
+            ((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+            4,
+        )
+    }
+}
+
+/// The `hex_chars` of an ended alphanumeric run.
+#[inline]
+fn hex_run(len: u32, any: u16, all: u16) -> u32 {
+    let hex = len >= HEX_MIN_RUN && all & A_HEX != 0 && any & A_DIGIT != 0 && any & A_ALPHA != 0;
+    if hex { len } else { 0 }
+}
+
+/// The `base64_chars` of an ended base64 run.
+#[inline]
+fn base64_run(len: u32, any: u16) -> u32 {
+    let mixed = A_UPPER | A_LOWER | A_DIGIT;
+    if len >= BASE64_MIN_RUN && any & mixed == mixed {
+        len
+    } else {
+        0
+    }
+}
+
+/// Counts at the end of a run of `class`, `n` characters long.
+#[inline]
+fn end_run(f: &mut [u32; FEATURE_COUNT], class: Class, n: u32, upper: bool, lower: bool) {
+    match class {
+        Class::Letter => {
+            if n > LONG_WORD {
+                f[LONG_WORD_EXCESS] += n - LONG_WORD;
+            }
+            // All-capital words (constants, licence text, acronyms) merge
+            // far less than lower-case ones.
+            if n >= 2 && upper && !lower {
+                f[CAPS_LETTERS] += n;
+            }
+        }
+        Class::Digit => f[DIGIT_TRIPLES] += n.div_ceil(3),
+        Class::Space if n >= 2 => {
+            f[INDENT_RUNS] += 1;
+            f[INDENT_CHARS] += n;
+        }
+        _ => {}
+    }
+}
+
+/// Counts at the start of a run of `class` after one of `prev`.
+#[inline]
+fn start_run(f: &mut [u32; FEATURE_COUNT], prev: Class, class: Class) {
+    match class {
+        Class::Letter => {
+            f[WORDS] += 1;
+            // Tokenizers glue one punctuation mark to the word after it
+            // (`.map`, `"name`), so such a run costs less than others.
+            if prev == Class::Punct && f[PUNCT_RUNS] > 0 {
+                f[PUNCT_RUNS] -= 1;
+                f[PUNCT_BEFORE_WORD] += 1;
+            }
+        }
+        Class::Digit => {
+            f[DIGIT_RUNS] += 1;
+            // A space glues to a following word or punctuation, not to a
+            // number: there it is a token of its own.
+            if prev == Class::Space {
+                f[SPACE_BEFORE_DIGIT] += 1;
+            }
+        }
+        Class::Punct => f[PUNCT_RUNS] += 1,
+        Class::Cjk => f[CJK_RUNS] += 1,
+        Class::Start | Class::Space | Class::Newline | Class::Emoji => {}
+    }
 }
 
 /// What the scanner asks about an ASCII character, one bit each.
@@ -242,10 +590,24 @@ const A_RULE: u16 = 128;
 /// whose long runs merge (digits and whitespace are not cut by repeats, and
 /// have run counts of their own).
 const A_REPEAT: u16 = 256;
+/// Letters and digits: the characters of a hex-ish run.
+const A_ALNUM: u16 = 512;
 
-/// The bits of each ASCII character.
-static ASCII_BITS: [u16; 128] = {
-    let mut t = [0u16; 128];
+/// Everything the scanner asks about an ASCII character: one table lookup.
+#[derive(Clone, Copy)]
+struct Ascii {
+    bits: u16,
+    class: Class,
+}
+
+/// The bits and class of each ASCII character; the bytes from 0x80 on have
+/// no bits, so one lookup also tells a letter from the start of a longer
+/// UTF-8 sequence.
+static ASCII: [Ascii; 256] = {
+    let mut t = [Ascii {
+        bits: 0,
+        class: Class::Punct,
+    }; 256];
     let mut i = 0;
     while i < 128 {
         let c = i as u8;
@@ -271,30 +633,13 @@ static ASCII_BITS: [u16; 128] = {
         if c.is_ascii_hexdigit() {
             bits |= A_HEX;
         }
+        if c.is_ascii_alphanumeric() {
+            bits |= A_ALNUM;
+        }
         if c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_') {
             bits |= A_BASE64;
         }
-        if matches!(
-            c,
-            b'#' | b'*' | b'+' | b'-' | b'.' | b'/' | b'=' | b'_' | b'~' | b'%'
-        ) {
-            bits |= A_RULE;
-        } else if !c.is_ascii_digit() && !c.is_ascii_whitespace() && c != 0x0b {
-            bits |= A_REPEAT;
-        }
-        t[i] = bits;
-        i += 1;
-    }
-    t
-};
-
-/// The class of each ASCII character.
-static ASCII_CLASS: [Class; 128] = {
-    let mut t = [Class::Punct; 128];
-    let mut i = 0;
-    while i < 128 {
-        let c = i as u8;
-        t[i] = if c.is_ascii_alphabetic() {
+        let class = if c.is_ascii_alphabetic() {
             Class::Letter
         } else if c.is_ascii_digit() {
             Class::Digit
@@ -305,365 +650,95 @@ static ASCII_CLASS: [Class; 128] = {
         } else {
             Class::Punct
         };
+        if matches!(
+            c,
+            b'#' | b'*' | b'+' | b'-' | b'.' | b'/' | b'=' | b'_' | b'~' | b'%'
+        ) {
+            bits |= A_RULE;
+        } else if matches!(class, Class::Letter | Class::Punct) {
+            bits |= A_REPEAT;
+        }
+        t[i] = Ascii { bits, class };
         i += 1;
     }
     t
 };
 
-#[derive(Default)]
-struct Scanner {
-    f: TextFeatures,
+/// What the scanner asks about a character outside ASCII.
+struct Other {
     class: Class,
-    run_len: u32,
-    prev_lower: bool,
-    /// Consonants in a row so far (ASCII letters only).
-    consonants: u32,
-    /// The current letter run has a capital / a small letter.
-    word_upper: bool,
-    word_lower: bool,
-    /// The previous character that was not horizontal space was a newline.
-    after_newline: bool,
-    base64: RunShape,
-    alnum: RunShape,
-    /// The previous character when it was ASCII (0xFF otherwise), and how
-    /// many times in a row it came (for `rule_repeats` / `char_repeats`).
-    prev_ascii: u8,
-    same: u32,
-}
-
-/// Shape of the current run of ASCII alphanumerics (or base64 characters).
-#[derive(Default)]
-struct RunShape {
-    len: u32,
+    /// The per-character count it feeds ([`NO_COUNT`] for none).
+    count: u8,
+    /// A capital / a small letter (letters only).
     upper: bool,
     lower: bool,
-    digit: bool,
-    not_hex: bool,
 }
 
-impl RunShape {
-    fn push_bits(&mut self, bits: u16) {
-        self.len += 1;
-        self.upper |= bits & A_UPPER != 0;
-        self.lower |= bits & A_LOWER != 0;
-        self.digit |= bits & A_DIGIT != 0;
-        self.not_hex |= bits & A_HEX == 0;
-    }
+/// Past the end of the counts: a character that feeds none (spaces).
+const NO_COUNT: u8 = FEATURE_COUNT as u8;
 
-    fn push(&mut self, c: char) {
-        self.len += 1;
-        self.upper |= c.is_ascii_uppercase();
-        self.lower |= c.is_ascii_lowercase();
-        self.digit |= c.is_ascii_digit();
-        self.not_hex |= !c.is_ascii_hexdigit();
+/// Classifies a character outside ASCII.
+#[inline]
+fn other(u: u32) -> Other {
+    let of = |class: Class, count: usize| Other {
+        class,
+        count: count as u8,
+        upper: false,
+        lower: false,
+    };
+    let letter = |count: usize, upper: bool, lower: bool| Other {
+        class: Class::Letter,
+        count: count as u8,
+        upper,
+        lower,
+    };
+    // Chinese and Japanese first: in such text nearly every character is
+    // one of these, and no other range below takes them.
+    match u {
+        0x4E00..=0x9FFF => return of(Class::Cjk, HAN),
+        0x3040..=0x30FF => return of(Class::Cjk, KANA),
+        0x3000..=0x303F | 0xFF00..=0xFF65 => return of(Class::Punct, CJK_PUNCT),
+        _ => {}
     }
-}
-
-impl Scanner {
-    fn bump(&mut self, i: usize) {
-        self.f.counts[i] += 1;
-    }
-
-    /// [`Scanner::push`] for an ASCII character, from the tables: the same
-    /// counts (`tests/js/scan_port.test.mjs` holds both to the JS port).
-    fn push_ascii(&mut self, b: u8) {
-        let i = usize::from(b & 0x7F);
-        let bits = ASCII_BITS[i];
-        if b == self.prev_ascii {
-            self.same += 1;
-            // A repeat beyond the first few changes nothing but the count
-            // of its pieces: the class, the runs and the word length stay as
-            // the first characters of the run left them.
-            if self.same > RULE_REPEAT_FREE && bits & (A_RULE | A_REPEAT) != 0 {
-                let (free, piece) = if bits & A_RULE != 0 {
-                    (RULE_REPEAT_FREE, RULE_REPEAT_PIECE)
-                } else {
-                    (CHAR_REPEAT_FREE, CHAR_REPEAT_PIECE)
-                };
-                if self.same > free {
-                    if (self.same - free).is_multiple_of(piece) {
-                        self.bump(WORDS);
-                    }
-                    return;
-                }
-            }
-        } else {
-            self.prev_ascii = b;
-            self.same = 1;
+    match u {
+        0xA0 | 0x1680 | 0x2000..=0x200A | 0x202F | 0x205F => Other {
+            class: Class::Space,
+            count: NO_COUNT,
+            upper: false,
+            lower: false,
+        },
+        0x2028 | 0x2029 | 0x85 => of(Class::Newline, NEWLINES),
+        0xC0..=0xDE if u != 0xD7 => letter(LATIN_EXT_LETTERS, true, false),
+        0xDF..=0xFF if u != 0xF7 => letter(LATIN_EXT_LETTERS, false, true),
+        // Latin Extended-A/B and Vietnamese pair capital and small letters
+        // on even and odd code points (with exceptions that do not matter
+        // for a count).
+        0x100..=0x24F | 0x1E00..=0x1EFF => {
+            letter(LATIN_EXT_LETTERS, u.is_multiple_of(2), !u.is_multiple_of(2))
         }
-        let class = ASCII_CLASS[i];
-        if bits & A_VOWEL != 0 {
-            self.bump(VOWELS);
-            self.consonants = 0;
-        } else if bits & A_ALPHA != 0 {
-            self.consonants += 1;
-            if self.consonants >= 3 {
-                self.bump(CONSONANT_CLUSTERS);
-            }
-        } else {
-            self.consonants = 0;
+        0x300..=0x36F => letter(LATIN_EXT_LETTERS, false, false),
+        0x391..=0x3A9 => letter(GREEK_LETTERS, true, false),
+        0x370..=0x3FF => letter(GREEK_LETTERS, false, true),
+        0x400..=0x42F => letter(CYRILLIC_LETTERS, true, false),
+        0x430..=0x52F => letter(CYRILLIC_LETTERS, false, true),
+        0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => of(Class::Cjk, HANGUL),
+        0x530..=0x1DBF => letter(OTHER_LETTERS, false, false),
+        0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => of(Class::Cjk, KANA),
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => {
+            of(Class::Cjk, HAN)
         }
-        match class {
-            Class::Letter => {
-                self.letter(LATIN_LETTERS, bits & A_UPPER != 0, bits & A_LOWER != 0);
-            }
-            Class::Digit => self.bump(DIGITS),
-            Class::Newline => {
-                self.bump(NEWLINES);
-                if self.after_newline {
-                    self.bump(BLANK_LINES);
-                }
-            }
-            Class::Space => {
-                if b == b'\t' {
-                    self.bump(TABS);
-                }
-            }
-            _ => self.bump(ASCII_PUNCT),
+        0x3000..=0x303F | 0xFF00..=0xFF65 => of(Class::Punct, CJK_PUNCT),
+        // Emoji modifiers and glue: variation selectors, zero-width joiner,
+        // keycap, skin tones, tag characters.
+        0xFE00..=0xFE0F | 0x200D | 0x20E3 | 0x1F3FB..=0x1F3FF | 0xE0000..=0xE007F => {
+            of(Class::Emoji, EMOJI_PARTS)
         }
-        if bits & (A_ALPHA | A_DIGIT) != 0 {
-            self.alnum.push_bits(bits);
-        } else if self.alnum.len > 0 {
-            self.end_alnum();
-        }
-        if bits & A_BASE64 != 0 {
-            self.base64.push_bits(bits);
-        } else if self.base64.len > 0 {
-            self.end_base64();
-        }
-        self.advance(class);
-    }
-
-    fn push(&mut self, c: char) {
-        self.prev_ascii = 0xFF;
-        let class = self.classify(c);
-        self.track_shapes(c);
-        self.advance(class);
-    }
-
-    /// Moves to the next character, of class `class`: ends and starts runs.
-    fn advance(&mut self, class: Class) {
-        if class != self.class {
-            self.end_run(self.class);
-            self.start_run(class);
-        }
-        self.run_len += 1;
-        if class != Class::Space {
-            self.after_newline = class == Class::Newline;
-        }
-        self.class = class;
-    }
-
-    /// Classifies one character, counting its per-character features.
-    fn classify(&mut self, c: char) -> Class {
-        let u = c as u32;
-        if c.is_ascii() {
-            // How English-like the letters are: words in other languages,
-            // identifiers, codes and abbreviations have fewer vowels and
-            // longer consonant clusters, and split into more pieces.
-            if matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'A' | 'E' | 'I' | 'O' | 'U') {
-                self.bump(VOWELS);
-                self.consonants = 0;
-            } else if c.is_ascii_alphabetic() {
-                self.consonants += 1;
-                if self.consonants >= 3 {
-                    self.bump(CONSONANT_CLUSTERS);
-                }
-            } else {
-                self.consonants = 0;
-            }
-            return if c.is_ascii_lowercase() {
-                self.letter(LATIN_LETTERS, false, true)
-            } else if c.is_ascii_uppercase() {
-                self.letter(LATIN_LETTERS, true, false)
-            } else if c.is_ascii_digit() {
-                self.bump(DIGITS);
-                Class::Digit
-            } else if c == '\n' {
-                self.bump(NEWLINES);
-                if self.after_newline {
-                    self.bump(BLANK_LINES);
-                }
-                Class::Newline
-            } else if c == '\t' {
-                self.bump(TABS);
-                Class::Space
-            } else if c == ' ' || c == '\r' || c == '\x0b' || c == '\x0c' {
-                Class::Space
-            } else {
-                self.bump(ASCII_PUNCT);
-                Class::Punct
-            };
-        }
-        self.consonants = 0;
-        match u {
-            0xA0 | 0x1680 | 0x2000..=0x200A | 0x202F | 0x205F => Class::Space,
-            0x2028 | 0x2029 | 0x85 => {
-                self.bump(NEWLINES);
-                Class::Newline
-            }
-            0xC0..=0xDE if u != 0xD7 => self.letter(LATIN_EXT_LETTERS, true, false),
-            0xDF..=0xFF if u != 0xF7 => self.letter(LATIN_EXT_LETTERS, false, true),
-            0x100..=0x24F | 0x1E00..=0x1EFF => {
-                // Latin Extended-A/B and Vietnamese pair capital and small
-                // letters on even and odd code points (with exceptions that
-                // do not matter for a count).
-                self.letter(LATIN_EXT_LETTERS, u.is_multiple_of(2), !u.is_multiple_of(2))
-            }
-            0x300..=0x36F => self.letter(LATIN_EXT_LETTERS, false, false),
-            0x391..=0x3A9 => self.letter(GREEK_LETTERS, true, false),
-            0x370..=0x3FF => self.letter(GREEK_LETTERS, false, true),
-            0x400..=0x42F => self.letter(CYRILLIC_LETTERS, true, false),
-            0x430..=0x52F => self.letter(CYRILLIC_LETTERS, false, true),
-            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => self.cjk(HANGUL),
-            0x530..=0x1DBF => self.letter(OTHER_LETTERS, false, false),
-            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => self.cjk(KANA),
-            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => {
-                self.cjk(HAN)
-            }
-            0x3000..=0x303F | 0xFF00..=0xFF65 => {
-                self.bump(CJK_PUNCT);
-                Class::Punct
-            }
-            // Emoji modifiers and glue: variation selectors, zero-width
-            // joiner, keycap, skin tones, tag characters.
-            0xFE00..=0xFE0F | 0x200D | 0x20E3 | 0x1F3FB..=0x1F3FF | 0xE0000..=0xE007F => {
-                self.bump(EMOJI_PARTS);
-                Class::Emoji
-            }
-            0x1F1E6..=0x1F1FF => {
-                // Regional indicators: a flag is two of them.
-                self.bump(FLAGS);
-                Class::Emoji
-            }
-            0x2600..=0x27BF | 0x2B00..=0x2BFF => {
-                self.bump(BMP_EMOJI);
-                Class::Emoji
-            }
-            0x1F000..=0x1FAFF => {
-                self.bump(EMOJI);
-                Class::Emoji
-            }
-            0x80..=0xFFFF => {
-                self.bump(BMP_SYMBOLS);
-                Class::Punct
-            }
-            _ => {
-                self.bump(ASTRAL_SYMBOLS);
-                Class::Punct
-            }
-        }
-    }
-
-    fn letter(&mut self, script: usize, upper: bool, lower: bool) -> Class {
-        self.bump(script);
-        if upper {
-            self.bump(UPPER_LETTERS);
-            // A capital right after a small letter starts a new piece in
-            // camelCase (o200k splits there; the others merge worse there).
-            if self.prev_lower {
-                self.bump(CASE_HUMPS);
-            }
-        }
-        self.prev_lower = lower;
-        self.word_upper |= upper;
-        self.word_lower |= lower;
-        Class::Letter
-    }
-
-    fn cjk(&mut self, script: usize) -> Class {
-        self.bump(script);
-        Class::Cjk
-    }
-
-    /// Tracks the ASCII alphanumeric and base64 runs, which cut across the
-    /// letter / digit classes.
-    fn track_shapes(&mut self, c: char) {
-        if c.is_ascii_alphanumeric() {
-            self.alnum.push(c);
-        } else {
-            self.end_alnum();
-        }
-        if c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_') {
-            self.base64.push(c);
-        } else {
-            self.end_base64();
-        }
-    }
-
-    fn end_alnum(&mut self) {
-        let r = std::mem::take(&mut self.alnum);
-        if r.len >= HEX_MIN_RUN && !r.not_hex && r.digit && (r.upper || r.lower) {
-            self.f.counts[HEX_CHARS] += r.len;
-        }
-    }
-
-    fn end_base64(&mut self) {
-        let r = std::mem::take(&mut self.base64);
-        if r.len >= BASE64_MIN_RUN && r.upper && r.lower && r.digit {
-            self.f.counts[BASE64_CHARS] += r.len;
-        }
-    }
-
-    fn start_run(&mut self, class: Class) {
-        let prev = self.class;
-        self.run_len = 0;
-        self.word_upper = false;
-        self.word_lower = false;
-        match class {
-            Class::Letter => {
-                self.bump(WORDS);
-                // Tokenizers glue one punctuation mark to the word after it
-                // (`.map`, `"name`), so such a run costs less than others.
-                if prev == Class::Punct && self.f.counts[PUNCT_RUNS] > 0 {
-                    self.f.counts[PUNCT_RUNS] -= 1;
-                    self.bump(PUNCT_BEFORE_WORD);
-                }
-            }
-            Class::Digit => {
-                self.bump(DIGIT_RUNS);
-                // A space glues to a following word or punctuation, not to
-                // a number: there it is a token of its own.
-                if prev == Class::Space {
-                    self.bump(SPACE_BEFORE_DIGIT);
-                }
-            }
-            Class::Punct => self.bump(PUNCT_RUNS),
-            Class::Cjk => self.bump(CJK_RUNS),
-            Class::Start | Class::Space | Class::Newline | Class::Emoji => {}
-        }
-        if class != Class::Letter {
-            self.prev_lower = false;
-        }
-    }
-
-    fn end_run(&mut self, class: Class) {
-        let n = self.run_len;
-        match class {
-            Class::Letter => {
-                if n > LONG_WORD {
-                    self.f.counts[LONG_WORD_EXCESS] += n - LONG_WORD;
-                }
-                // All-capital words (constants, licence text, acronyms)
-                // merge far less than lower-case ones.
-                if n >= 2 && self.word_upper && !self.word_lower {
-                    self.f.counts[CAPS_LETTERS] += n;
-                }
-            }
-            Class::Digit => self.f.counts[DIGIT_TRIPLES] += n.div_ceil(3),
-            Class::Space if n >= 2 => {
-                self.bump(INDENT_RUNS);
-                self.f.counts[INDENT_CHARS] += n;
-            }
-            _ => {}
-        }
-    }
-
-    fn finish(mut self) -> TextFeatures {
-        self.end_run(self.class);
-        self.end_alnum();
-        self.end_base64();
-        self.f
+        // Regional indicators: a flag is two of them.
+        0x1F1E6..=0x1F1FF => of(Class::Emoji, FLAGS),
+        0x2600..=0x27BF | 0x2B00..=0x2BFF => of(Class::Emoji, BMP_EMOJI),
+        0x1F000..=0x1FAFF => of(Class::Emoji, EMOJI),
+        0x80..=0xFFFF => of(Class::Punct, BMP_SYMBOLS),
+        _ => of(Class::Punct, ASTRAL_SYMBOLS),
     }
 }
 
