@@ -158,3 +158,32 @@ test("estimateTextTokens: one text under each estimator", () => {
   assert.ok(cc.estimateTextTokens(code, { estimator: "conservative" }) >= cc.estimateTextTokens(code, { estimator: "calibrated" }));
   throwsCode(() => cc.estimateTextTokens(42), "INVALID_ARGUMENT", /text must be a string/);
 });
+
+test("estimate options: the quick read of plain objects agrees with the strict one", () => {
+  // A plain object of known fields is read without the strict reader; an own
+  // field left undefined sends the same options through the strict reader
+  // (which skips it), so the two must give the same estimate.
+  const text = "naïve café 你好 parseJSON(42) ----------------\n".repeat(10);
+  const plain = [
+    {},
+    { estimator: "calibrated" },
+    { estimator: "calibrated", tokenizer: "o200k" },
+    { tokenizer: "qwen", estimator: "conservative" },
+    { estimator: "reference", imageTokenEstimate: 300 },
+    { estimator: "conservative", tokenizer: "claude", imageTokenEstimate: 1.5 },
+  ];
+  for (const o of plain) {
+    assert.equal(cc.estimateTextTokens(text, o), cc.estimateTextTokens(text, { ...o, unused: undefined }), JSON.stringify(o));
+  }
+  // Inherited fields are not options (as Object.entries sees them), and an
+  // unknown own field is an error even next to valid ones.
+  const inherited = Object.create({ estimator: "calibrated", foo: 1 });
+  assert.equal(cc.estimateTextTokens(text, inherited), cc.estimateTextTokens(text));
+  inherited.tokenizer = "qwen";
+  assert.equal(cc.estimateTextTokens(text, inherited), cc.estimateTextTokens(text, { tokenizer: "qwen" }));
+  throwsCode(() => cc.estimateTextTokens(text, { estimator: "calibrated", foo: 1 }), "INVALID_ARGUMENT", /foo/);
+  throwsCode(() => cc.estimateTextTokens(text, { estimator: "Calibrated" }), "INVALID_ARGUMENT", /estimator/);
+  throwsCode(() => cc.estimateTextTokens(text, { estimator: 3 }), "INVALID_ARGUMENT", /estimator/);
+  throwsCode(() => cc.estimateTextTokens(text, { imageTokenEstimate: NaN }), "INVALID_ARGUMENT", /imageTokenEstimate/);
+  throwsCode(() => cc.estimateTextTokens(text, { imageTokenEstimate: 0.5 }), "INVALID_ARGUMENT", /imageTokenEstimate/);
+});
