@@ -126,10 +126,13 @@ impl Drop for AbortOnDrop<'_> {
 /// inside a synchronous core call, which the core never does) is `BUSY`
 /// rather than a panic.
 fn borrow(chat: &RefCell<Compactor>) -> Result<std::cell::RefMut<'_, Compactor>, Error> {
-    chat.try_borrow_mut().map_err(|_| {
-        Error::new(
-            ErrorCode::Busy,
-            "the chat is in use by another call; wait for it to finish",
-        )
-    })
+    chat.try_borrow_mut().map_err(|_| busy())
+}
+
+/// The error for a chat already borrowed by another call.
+pub(crate) fn busy() -> Error {
+    Error::new(
+        ErrorCode::Busy,
+        "the chat is in use by another call; wait for it to finish",
+    )
 }

@@ -77,8 +77,6 @@ extern "C" {
     type AbortSignal;
     #[wasm_bindgen(method, getter)]
     fn aborted(this: &AbortSignal) -> bool;
-    #[wasm_bindgen(method, getter)]
-    fn reason(this: &AbortSignal) -> JsValue;
     #[wasm_bindgen(method, js_name = addEventListener)]
     fn add_event_listener(this: &AbortSignal, kind: &str, listener: &Function);
 }
@@ -323,11 +321,7 @@ fn borrow(core: &Rc<RefCell<Compactor>>) -> Result<std::cell::Ref<'_, Compactor>
 }
 
 fn busy() -> JsValue {
-    crate::error::Error::new(
-        crate::error::ErrorCode::Busy,
-        "the chat is in use by another call; wait for it to finish",
-    )
-    .into()
+    driver::busy().into()
 }
 
 fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
