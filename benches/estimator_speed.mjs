@@ -6,7 +6,7 @@
 //   node benches/estimator_speed.mjs [corpus.jsonl] [--rounds N]
 //
 // (scripts/bench runs it after building pkg/.) The corpus defaults to
-// ../shared/corpus/tokens-dev.jsonl beside the repository. Two shapes of
+// tests/corpus/tokens-dev.jsonl (the repository's copy). Two shapes of
 // work: one call per corpus text, and the whole corpus as one string.
 // Candidates take turns within each round (so a change in machine load hits
 // them alike), after warm-up rounds; the figure is the median round.
@@ -27,7 +27,7 @@ import { ROOT, rustTable } from "./weights.mjs";
 
 const args = process.argv.slice(2);
 let rounds = 11;
-let corpusPath = join(ROOT, "..", "shared", "corpus", "tokens-dev.jsonl");
+let corpusPath = join(ROOT, "tests", "corpus", "tokens-dev.jsonl");
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--rounds") rounds = Number(args[++i]);
   else corpusPath = resolve(args[i]);

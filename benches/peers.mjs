@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 
 import { ROOT } from "./weights.mjs";
 
-const corpusPath = resolve(process.argv[2] ?? join(ROOT, "..", "shared", "corpus", "tokens-dev.jsonl"));
+const corpusPath = resolve(process.argv[2] ?? join(ROOT, "tests", "corpus", "tokens-dev.jsonl"));
 const require = createRequire(import.meta.url);
 const cc = require(join(ROOT, "pkg", "node", "compaction_core.js"));
 const tools = createRequire(join(ROOT, "tests", "package.json"));

@@ -3,8 +3,8 @@
 //! ```text
 //! cargo run --release --example fit_estimator -- [tokens.jsonl] [histories.jsonl] [--out FILE]
 //! ```
-//! (`scripts/fit-estimator` runs it.) Defaults: `../shared/corpus/tokens-dev.jsonl`
-//! and `../shared/corpus/histories-dev.jsonl` beside the repository, output
+//! (`scripts/fit-estimator` runs it.) Defaults: `tests/corpus/tokens-dev.jsonl`
+//! and `tests/corpus/histories-dev.jsonl`, output
 //! `src/calibrated_weights.rs`. The output depends only on the input files.
 
 mod common;
@@ -15,11 +15,11 @@ use compaction_core::calibrated::{FEATURE_NAMES, FamilyWeights, TokenizerFamily}
 
 const DEFAULT_TOKENS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/tokens-dev.jsonl"
+    "/tests/corpus/tokens-dev.jsonl"
 );
 const DEFAULT_HISTORIES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/histories-dev.jsonl"
+    "/tests/corpus/histories-dev.jsonl"
 );
 const DEFAULT_OUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/calibrated_weights.rs");
 

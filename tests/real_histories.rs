@@ -1,5 +1,5 @@
 //! SPEC §8: "the estimate is within ±30% of real usage on real histories".
-//! Runs on the 60 agent sessions of `../shared/corpus/histories-dev.jsonl`
+//! Runs on the 60 agent sessions of `tests/corpus/histories-dev.jsonl`
 //! (set COMPACTION_CORPUS to another folder holding the same file). Their
 //! `tokens` are what each provider counts for the rendered prompt, including
 //! a fixed system prompt that is not in the history; it is subtracted.
@@ -18,10 +18,10 @@ const SYSTEM_PROMPT: [(TokenizerFamily, &str, f64); 4] = [
 
 fn histories() -> Vec<(String, Vec<Content>, Value)> {
     let dir = std::env::var("COMPACTION_CORPUS")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus").to_string());
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus").to_string());
     let path = format!("{dir}/histories-dev.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{path}: {e} (the corpus ships in shared/ beside the repository)")
+        panic!("{path}: {e} (the repository carries the corpus in tests/corpus/)")
     });
     text.lines()
         .map(|line| {

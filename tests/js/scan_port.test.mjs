@@ -2,8 +2,8 @@
 // benchmark races against the wasm, counts what the Rust scanner counts and
 // gives the wasm's estimates; otherwise the race would not compare the same
 // classes. Checked on edge cases that reach every branch, on random strings
-// drawn from those branches, and on the dev corpus when it is beside the
-// repository.
+// drawn from those branches, and on the dev corpus (tests/corpus/, in the
+// repository).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -84,10 +84,9 @@ function randomTexts(count, seed) {
   return out;
 }
 
-const corpusPath = join(ROOT, "..", "shared", "corpus", "tokens-dev.jsonl");
-const corpus = existsSync(corpusPath)
-  ? readFileSync(corpusPath, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).text)
-  : [];
+const corpusPath = join(ROOT, "tests", "corpus", "tokens-dev.jsonl");
+// The repository carries its copy of the corpus: a missing file is an error, not a skip.
+const corpus = readFileSync(corpusPath, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).text);
 // Lone surrogates cannot travel through JSON to Rust; the wasm sees them as
 // U+FFFD (wasm-bindgen's string copy), so they are checked against the wasm only.
 const hasLoneSurrogate = (t) => /\p{Surrogate}/u.test(t);
@@ -110,7 +109,7 @@ test("the port names the counts in the Rust order", () => {
   assert.deepEqual(Object.keys(table.families).sort(), [...FAMILIES].sort());
 });
 
-test(`the port counts what the Rust scanner counts (${rustTexts.length} texts${corpus.length ? ", dev corpus included" : ", dev corpus not found"})`, () => {
+test(`the port counts what the Rust scanner counts (${rustTexts.length} texts, ${corpus.length} of them from the dev corpus)`, () => {
   rustTexts.forEach((text, i) => {
     const port = Array.from(scan(text));
     if (port.join() !== table.counts[i].join()) {
