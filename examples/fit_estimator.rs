@@ -13,10 +13,7 @@ use std::fmt::Write as _;
 
 use compaction_core::calibrated::{FEATURE_NAMES, FamilyWeights, TokenizerFamily};
 
-const DEFAULT_TOKENS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/corpus/tokens-dev.jsonl"
-);
+const DEFAULT_TOKENS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/tokens-dev.jsonl");
 const DEFAULT_HISTORIES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/corpus/histories-dev.jsonl"
