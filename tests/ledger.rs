@@ -211,7 +211,7 @@ fn a_generic_summary_loses_nothing_the_ledger_can_read() {
     // The constraint in the user's own words, as a quoted line.
     assert!(section.contains(&Value::String(CONSTRAINT.into()).to_string()));
     assert!(section.contains("## Recorded by compaction"));
-    assert!(section.contains("Not written by the model"));
+    assert!(section.contains("not written by the model"));
     // Newest first.
     let words = parse_sections(&section).1;
     assert_eq!(words[0], "Good. Update the docs too.");
