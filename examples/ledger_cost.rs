@@ -28,7 +28,11 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let mut path = "tests/corpus/histories-dev.jsonl".to_string();
+    let mut path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/histories-dev.jsonl"
+    )
+    .to_string();
     let mut window = 128_000.0;
     let mut at = 0.8;
     let mut args = std::env::args().skip(1);

@@ -632,3 +632,34 @@ fn tool_results_and_compaction_messages_are_not_the_users_words() {
     ];
     assert_eq!(build(&head).user_words, ["Real request."]);
 }
+
+#[test]
+fn the_section_budget_keeps_the_new_prompt_below_auto() {
+    use compaction_core::ledger::section_budget;
+    use compaction_core::{Tier, compute_thresholds, current_tier, message_tokens};
+    let thresholds = compute_thresholds(32_000.0).unwrap();
+    let estimate = EstimateOptions::for_thresholds(TokenizerFamily::Universal);
+    let mut head = refactoring_session();
+    for i in 0..40 {
+        head.push(user(&format!(
+            "Requirement {i}: {}",
+            "keep it stable ".repeat(40)
+        )));
+    }
+    let ledger = Ledger::from_messages(&head, &LedgerOptions::default(), 32_000.0, &estimate);
+    // Sizes chosen so that the full section would cross `auto`.
+    let full = ledger.render(GENERIC, f64::INFINITY);
+    let full_tokens = estimate_text_tokens(&full, &estimate) as f64;
+    let tail = thresholds.auto - full_tokens / 2.0;
+    let without = tail + message_tokens(&summary_message(GENERIC), &estimate);
+    let budget = section_budget(thresholds.auto, 30_000.0, without);
+    let section = ledger.render(GENERIC, budget);
+    assert!(!section.is_empty() && section.len() < full.len());
+    let with = tail + message_tokens(&summary_message(&format!("{GENERIC}{section}")), &estimate);
+    assert!(
+        with.ceil() < thresholds.auto,
+        "{with} >= {}",
+        thresholds.auto
+    );
+    assert_ne!(current_tier(with.ceil(), &thresholds), Tier::Auto);
+}

@@ -442,6 +442,24 @@ impl Ledger {
     }
 }
 
+/// The tokens the ledger section may take in a compaction: what keeps the
+/// new prompt below `auto` (the tier starts *at* `auto`) and no larger than
+/// the original, so the ledger never causes an AUTO tier or an INFLATED
+/// outcome. `new_tokens_without` is the new prompt's size with the model's
+/// summary alone; a NaN anywhere gives 0.
+///
+/// ```
+/// use compaction_core::ledger::section_budget;
+/// assert_eq!(section_budget(100_000.0, 120_000.0, 30_000.4), 69_998.0);
+/// assert_eq!(section_budget(100_000.0, 40_000.0, 39_990.0), 10.0); // never above the original
+/// assert_eq!(section_budget(100_000.0, 120_000.0, 100_000.0), 0.0);
+/// ```
+pub fn section_budget(auto: f64, original_tokens: f64, new_tokens_without: f64) -> f64 {
+    let ceiling = (auto.ceil() - 1.0).min(original_tokens.floor());
+    let budget = ceiling - new_tokens_without.ceil();
+    if budget > 0.0 { budget } else { 0.0 }
+}
+
 fn build_section(
     files: &[String],
     words: &[String],
