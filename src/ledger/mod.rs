@@ -14,8 +14,9 @@
 //! including the ledger section of an earlier summary found there, so it
 //! carries across compactions. [`Ledger::render`] writes the section that
 //! follows the model's summary in the summary message: clearly marked as
-//! recorded by compaction, holding only what the summary does not already
-//! contain, shrunk to a token budget. [`check`] reports which of the
+//! recorded by compaction, listing what the summary does not already
+//! contain (and carrying, on marked lines, what it does, for the next
+//! compaction), shrunk to a token budget. [`check`] reports which of the
 //! prompt's required sections the summary has and which files it misses.
 //!
 //! The module is pure: no state, no I/O; the engine calls it.
@@ -78,6 +79,10 @@ const WORD_SHARE_OF_BUDGET: f64 = 0.25;
 /// A message is not cut below this many tokens: shorter, its beginning and
 /// end would say nothing.
 const MIN_WORD_TOKENS: f64 = 32.0;
+
+/// Introduces the carried lines (`= …`): what the summary already holds,
+/// kept for the next compaction.
+const CARRIED: &str = "already in the summary (kept for the next compaction):";
 
 const HEADER: &str = "Recorded by the library from the replaced messages, not written by the \
 model: files changed (last operation) and the user's own words (newest first) that the summary \
@@ -367,15 +372,20 @@ impl Ledger {
         }
     }
 
-    /// The section that follows `summary` in the summary message: the files
-    /// the summary does not name and the user's words it does not contain,
-    /// or `""` when there are none (or no room). It starts with a blank line,
-    /// so the summary message's text is `summary + section`.
+    /// The section that follows `summary` in the summary message, or `""`
+    /// when the ledger is empty (or there is no room). It starts with a blank
+    /// line, so the summary message's text is `summary + section`.
+    ///
+    /// It lists the files the summary does not name and the user's words it
+    /// does not contain. What the summary already holds is carried too, on
+    /// lines marked `=` under "already in the summary", so that the next
+    /// compaction still has it when the next summary drops it.
     ///
     /// Its estimated size (this ledger's estimator, rounded up) never
-    /// exceeds `budget_tokens`. To fit, it drops the oldest words first,
-    /// then the oldest files, and says how many it left out; when even the
-    /// heading does not fit, it is empty.
+    /// exceeds `budget_tokens`. To fit, it drops first the carried lines
+    /// (the summary has them now), then the oldest of the user's words, then
+    /// the oldest files, and says how many words and files it left out; when
+    /// even the heading does not fit, it is empty.
     ///
     /// The section is a heading, one line saying the library (not the
     /// model) recorded it, and a fenced `compaction-ledger` block: one
@@ -383,62 +393,130 @@ impl Ledger {
     /// message (a JSON string, so no message can break the block), which
     /// [`Ledger::from_messages`] reads back at the next compaction.
     pub fn render(&self, summary: &str, budget_tokens: f64) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
         let budget = if budget_tokens.is_nan() {
             0.0
         } else {
             budget_tokens.floor()
         };
-        let files: Vec<&FileEntry> = self
+        let file_line = |f: &FileEntry| format!("{} ({})", f.path, f.last_operation.describe());
+        let word_line = |w: &String| Value::String(w.clone()).to_string();
+        let (named, files): (Vec<&FileEntry>, Vec<&FileEntry>) = self
             .files
             .iter()
-            .filter(|f| !names_path(summary, &f.path))
-            .collect();
-        let words: Vec<&String> = self
+            .partition(|f| names_path(summary, &f.path));
+        let (held, words): (Vec<&String>, Vec<&String>) = self
             .user_words
             .iter()
-            .filter(|w| !summary.contains(w.trim()))
-            .collect();
-        if files.is_empty() && words.is_empty() {
-            return String::new();
-        }
-        let file_lines: Vec<String> = files
-            .iter()
-            .map(|f| format!("- {} ({})", f.path, f.last_operation.describe()))
-            .collect();
-        let word_lines: Vec<String> = words
-            .iter()
-            .map(|w| format!("- {}", Value::String((*w).clone())))
-            .collect();
-        let cost =
-            |line: &String| text_tokens(line, &self.estimate) + text_tokens("\n", &self.estimate);
-        let mut first_file = 0;
-        let mut word_count = word_lines.len();
+            .partition(|w| summary.contains(w.trim()));
+        let mut groups = Groups {
+            files: files.into_iter().map(file_line).collect(),
+            words: words.into_iter().map(word_line).collect(),
+            carried_files: named.into_iter().map(file_line).collect(),
+            carried_words: held.into_iter().map(word_line).collect(),
+            kept: [0; 4],
+        };
+        groups.kept = [
+            groups.files.len(),
+            groups.words.len(),
+            groups.carried_files.len(),
+            groups.carried_words.len(),
+        ];
+        let line_cost = |line: &String| text_tokens(&format!("- {line}\n"), &self.estimate);
         loop {
-            let section = build_section(
-                &file_lines[first_file..],
-                &word_lines[..word_count],
-                first_file,
-                word_lines.len() - word_count,
-            );
+            let section = groups.build();
             let tokens = estimate_text_tokens(&section, &self.estimate) as f64;
             if tokens <= budget {
                 return section;
             }
-            // Drop about as many lines as the excess, oldest words first,
-            // then the oldest files; the loop re-measures the result.
+            // Drop about as many lines as the excess, in the order the doc
+            // says; the loop re-measures the result.
             let mut excess = tokens - budget;
             while excess > 0.0 {
-                if word_count > 0 {
-                    word_count -= 1;
-                    excess -= cost(&word_lines[word_count]);
-                } else if first_file < file_lines.len() {
-                    excess -= cost(&file_lines[first_file]);
-                    first_file += 1;
-                } else {
-                    return String::new();
+                match groups.drop_next() {
+                    Some(line) => excess -= line_cost(&line),
+                    None => return String::new(),
                 }
             }
         }
+    }
+}
+
+/// `title`, then each line with its `mark`; nothing for no lines.
+fn group(out: &mut String, title: &str, mark: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str(title);
+    out.push('\n');
+    for line in lines {
+        out.push_str(mark);
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// The rendered lines by group, and how many of each are kept: files and
+/// carried files drop from the front (oldest first), words and carried
+/// words from the back (they are newest first).
+struct Groups {
+    files: Vec<String>,
+    words: Vec<String>,
+    carried_files: Vec<String>,
+    carried_words: Vec<String>,
+    /// Kept counts of files, words, carried files, carried words.
+    kept: [usize; 4],
+}
+
+impl Groups {
+    /// Drops the next line in the shrinking order and returns it.
+    fn drop_next(&mut self) -> Option<String> {
+        let [files, words, carried_files, carried_words] = &mut self.kept;
+        if *carried_words > 0 {
+            *carried_words -= 1;
+            Some(self.carried_words[*carried_words].clone())
+        } else if *carried_files > 0 {
+            *carried_files -= 1;
+            Some(self.carried_files[self.carried_files.len() - 1 - *carried_files].clone())
+        } else if *words > 0 {
+            *words -= 1;
+            Some(self.words[*words].clone())
+        } else if *files > 0 {
+            *files -= 1;
+            Some(self.files[self.files.len() - 1 - *files].clone())
+        } else {
+            None
+        }
+    }
+
+    fn build(&self) -> String {
+        let [files, words, carried_files, carried_words] = self.kept;
+        let mut out = format!("\n\n{LEDGER_HEADING}\n{HEADER}\n{LEDGER_FENCE}\n");
+        group(
+            &mut out,
+            "files:",
+            "- ",
+            &self.files[self.files.len() - files..],
+        );
+        group(&mut out, "user's words:", "- ", &self.words[..words]);
+        let carried_from = self.carried_files.len() - carried_files;
+        let carried = [
+            &self.carried_files[carried_from..],
+            &self.carried_words[..carried_words],
+        ]
+        .concat();
+        group(&mut out, CARRIED, "= ", &carried);
+        let dropped_files = self.files.len() - files;
+        let dropped_words = self.words.len() - words;
+        if dropped_files + dropped_words > 0 {
+            out.push_str(&format!(
+                "left out for room: {dropped_words} older messages, {dropped_files} oldest files\n"
+            ));
+        }
+        out.push_str("```");
+        out
     }
 }
 
@@ -458,36 +536,6 @@ pub fn section_budget(auto: f64, original_tokens: f64, new_tokens_without: f64) 
     let ceiling = (auto.ceil() - 1.0).min(original_tokens.floor());
     let budget = ceiling - new_tokens_without.ceil();
     if budget > 0.0 { budget } else { 0.0 }
-}
-
-fn build_section(
-    files: &[String],
-    words: &[String],
-    dropped_files: usize,
-    dropped_words: usize,
-) -> String {
-    let mut out = format!("\n\n{LEDGER_HEADING}\n{HEADER}\n{LEDGER_FENCE}\n");
-    if !files.is_empty() {
-        out.push_str("files:\n");
-        for line in files {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    if !words.is_empty() {
-        out.push_str("user's words:\n");
-        for line in words {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    if dropped_files + dropped_words > 0 {
-        out.push_str(&format!(
-            "left out for room: {dropped_words} older messages, {dropped_files} oldest files\n"
-        ));
-    }
-    out.push_str("```");
-    out
 }
 
 /// Whether `summary` names `path` (as given, or without a leading `./`).
@@ -609,7 +657,7 @@ pub fn parse_sections(text: &str) -> (Vec<(String, Operation)>, Vec<String>) {
             inside = false;
             continue;
         }
-        let Some(item) = line.strip_prefix("- ") else {
+        let Some(item) = line.strip_prefix("- ").or_else(|| line.strip_prefix("= ")) else {
             continue;
         };
         if item.starts_with('"') {
