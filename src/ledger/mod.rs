@@ -345,15 +345,20 @@ impl Ledger {
             .max(MIN_WORD_TOKENS)
             .min(budget);
         let mut used = 0.0;
-        for word in words.into_iter().rev() {
-            if ledger.user_words.contains(&word) {
+        // Compared uncut: a repeat of a long message is cut the same way.
+        // (A list, not a hash set: it stays short, and the wasm module
+        // carries no hasher.)
+        let mut seen: Vec<&str> = Vec::new();
+        for word in words.iter().rev() {
+            if seen.contains(&word.as_str()) {
                 continue;
             }
+            seen.push(word);
             let room = budget - used;
             if room < MIN_WORD_TOKENS.min(cap) {
                 break;
             }
-            let Some(kept) = fit_text(&word, cap.min(room), estimate) else {
+            let Some(kept) = fit_text(word, cap.min(room), estimate) else {
                 continue;
             };
             used += estimate_text_tokens(&kept, estimate) as f64;
