@@ -463,6 +463,27 @@ fn bad_options_are_typed_errors() {
 }
 
 #[test]
+fn options_round_trip_through_a_saved_state() {
+    let options = LedgerOptions::from_json(
+        &json!({ "enabled": false, "edited": ["modify"], "pathArguments": ["uri"], "userWordsBudget": 1234.5 }),
+        "ledger",
+    )
+    .unwrap();
+    let saved = serde_json::to_value(&options).unwrap();
+    assert_eq!(
+        saved,
+        json!({ "enabled": false, "edited": ["modify"], "pathArguments": ["uri"], "userWordsBudget": 1234.5 })
+    );
+    let back: LedgerOptions = serde_json::from_value(saved.clone()).unwrap();
+    assert_eq!(back, options);
+    assert_eq!(LedgerOptions::from_json(&saved, "ledger").unwrap(), options);
+    assert_eq!(
+        serde_json::to_value(LedgerOptions::default()).unwrap(),
+        json!({ "enabled": true })
+    );
+}
+
+#[test]
 fn disabled_means_no_ledger() {
     let options = LedgerOptions::from_json(&json!({ "enabled": false }), "ledger").unwrap();
     let ledger = Ledger::from_messages(

@@ -41,7 +41,7 @@
 pub mod check;
 pub mod files;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::{Content, PartKind};
@@ -94,32 +94,48 @@ above leaves out.";
 /// [`files::DEFAULT_PATH_ARGUMENTS`], …), and checked before them, so a
 /// host names its own tools without restating the usual ones (and may
 /// reclassify one). Names compare loosely: case, `_` and `-` ignored.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Serialized in camelCase, empty lists left out (for a saved state; read
+/// options from a host with [`LedgerOptions::from_json`], whose errors name
+/// the field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct LedgerOptions {
     /// Whether compaction adds a ledger at all (default true).
     pub enabled: bool,
     /// Tools that create the files in their path arguments.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
     /// Tools that write whole files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub written: Vec<String>,
     /// Tools that edit files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub edited: Vec<String>,
     /// Tools that move a source to a destination.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<String>,
     /// Tools that delete files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deleted: Vec<String>,
     /// Tools whose `command` argument says the operation.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub command_tools: Vec<String>,
     /// Tools whose arguments hold a patch (`*** Update File:`, `+++ b/x`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patch_tools: Vec<String>,
     /// Arguments that name the file a tool changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub path_arguments: Vec<String>,
     /// Arguments that name where a move starts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub source_arguments: Vec<String>,
     /// Arguments that name where a move ends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub destination_arguments: Vec<String>,
     /// Tokens the user's words may take; `None`: [`USER_WORDS_SHARE`] of the
     /// window, between [`USER_WORDS_FLOOR`] and [`USER_WORDS_CEILING`].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub user_words_budget: Option<f64>,
 }
 
