@@ -183,7 +183,9 @@ fn last_segment(name: &str) -> Option<&str> {
 }
 
 /// A path as the ledger keeps it, or `None` for text that cannot be one
-/// rendered path line (empty, control characters, absurdly long).
+/// rendered path line: empty, with control characters, absurdly long, or
+/// starting with a quote or backtick (which would read back as the user's
+/// words or a fence).
 pub(crate) fn clean_path(raw: &str) -> Option<String> {
     let path = raw.trim();
     let ok = !path.is_empty()
