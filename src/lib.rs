@@ -38,6 +38,7 @@ pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod ladder;
+pub mod ledger;
 pub mod read;
 pub mod retention;
 pub mod settings;
@@ -63,6 +64,7 @@ pub use ladder::{
     SUMMARY_RESERVE, ThresholdRule, Thresholds, Tier, WARN_BUFFER, WARN_PCT_OFFSET,
     compute_thresholds, current_tier,
 };
+pub use ledger::{Ledger, LedgerOptions, SummaryCheck};
 pub use retention::{RetentionRule, RetentionSettings, Split, split_point};
 pub use settings::{LoadedSettings, Settings, load_settings};
 pub use summary_request::{

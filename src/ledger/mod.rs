@@ -1,0 +1,711 @@
+//! The ledger: what must survive a compaction, read by the library from the
+//! messages being replaced rather than hoped for from the summarizing model.
+//!
+//! Two kinds of facts need no model at all:
+//!
+//! * **files**: every path a tool call created, wrote, edited, moved or
+//!   deleted (see [`files`] for the tool names, argument names and patch
+//!   headers recognised), in first-seen order with the last operation;
+//! * **the user's own words**: the user's messages that are not tool
+//!   results, verbatim, newest first, within a token budget; a long paste
+//!   is cut in its middle with a marker that says how much was cut.
+//!
+//! [`Ledger::from_messages`] builds it from the head a compaction replaces,
+//! including the ledger section of an earlier summary found there, so it
+//! carries across compactions. [`Ledger::render`] writes the section that
+//! follows the model's summary in the summary message: clearly marked as
+//! recorded by compaction, listing what the summary does not already
+//! contain (and carrying, on marked lines, what it does, for the next
+//! compaction), shrunk to a token budget. [`check`] reports which of the
+//! prompt's required sections the summary has and which files it misses.
+//!
+//! The module is pure: no state, no I/O; the engine calls it.
+//!
+//! ```
+//! use compaction_core::{Content, EstimateOptions};
+//! use compaction_core::ledger::{Ledger, LedgerOptions, check};
+//! use serde_json::json;
+//!
+//! let head = vec![
+//!     Content::text("user", "Rename the config loader. Keep the old name working."),
+//!     Content::from_value(json!({ "role": "model", "parts": [{ "functionCall": {
+//!         "name": "write_file", "args": { "file_path": "src/config.rs", "content": "…" } } }] }), "m").unwrap(),
+//! ];
+//! let ledger = Ledger::from_messages(&head, &LedgerOptions::default(), 128_000.0, &EstimateOptions::default());
+//! let section = ledger.render("Work on the config loader.", 1_000.0);
+//! assert!(section.contains("- src/config.rs (written)"));
+//! assert!(section.contains("\"Rename the config loader. Keep the old name working.\""));
+//! assert_eq!(check("Work on the config loader.", &ledger).missing_files, ["src/config.rs"]);
+//! ```
+
+pub mod check;
+pub mod files;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::{Content, PartKind};
+use crate::error::{Error, ErrorCode, show_number};
+use crate::estimate::{EstimateOptions, estimate_text_tokens, message_tokens};
+use crate::read::Fields;
+use crate::summary_request::{is_compaction_message, is_summary_message};
+
+pub use check::{SummaryCheck, check, check_with_prompt, required_sections};
+pub use files::{Operation, ToolKind};
+
+/// Share of the context window the user's words may take by default.
+pub const USER_WORDS_SHARE: f64 = 0.02;
+/// The least default budget for the user's words, in tokens.
+///
+/// On the 60 dev histories (`scripts/ledger-cost`) the user's own words in
+/// the replaced 80% take 13 to 136 tokens (median 44, p90 101, spec's
+/// estimator): a few requests and constraints, as in most agent sessions,
+/// where tool output is the bulk.
+/// 512 keeps all of them, and about ten pasted paragraphs' worth, even on
+/// an 8K window, where 2% would be 160.
+pub const USER_WORDS_FLOOR: f64 = 512.0;
+/// The most default budget for the user's words, in tokens: 2% of a 200K
+/// window. On a 1M window 2% would be 20K tokens of old messages repeated
+/// in every summary; 4K is already several pages of requirements, and a
+/// longer paste is cut anyway.
+pub const USER_WORDS_CEILING: f64 = 4_096.0;
+/// The fence info string that marks the ledger's machine-readable block.
+pub const LEDGER_FENCE: &str = "```compaction-ledger";
+/// The heading of the rendered section.
+pub const LEDGER_HEADING: &str = "## Recorded by compaction";
+/// One user message takes at most this share of the words budget, so one
+/// paste cannot crowd out every other request.
+const WORD_SHARE_OF_BUDGET: f64 = 0.25;
+/// A message is not cut below this many tokens: shorter, its beginning and
+/// end would say nothing.
+const MIN_WORD_TOKENS: f64 = 32.0;
+
+/// Introduces the carried lines (`= …`): what the summary already holds,
+/// kept for the next compaction.
+const CARRIED: &str = "already in the summary (kept for the next compaction):";
+
+const HEADER: &str = "Recorded by the library from the replaced messages, not written by the \
+model: files changed (last operation) and the user's own words (newest first) that the summary \
+above leaves out.";
+
+/// What the ledger recognises and how much it may hold.
+///
+/// The name lists are **added to** the defaults ([`files::DEFAULT_TOOLS`],
+/// [`files::DEFAULT_PATH_ARGUMENTS`], …), and checked before them, so a
+/// host names its own tools without restating the usual ones (and may
+/// reclassify one). Names compare loosely: case, `_` and `-` ignored.
+///
+/// Serialized in camelCase, empty lists left out (for a saved state; read
+/// options from a host with [`LedgerOptions::from_json`], whose errors name
+/// the field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LedgerOptions {
+    /// Whether compaction adds a ledger at all (default true).
+    pub enabled: bool,
+    /// Tools that create the files in their path arguments.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub created: Vec<String>,
+    /// Tools that write whole files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub written: Vec<String>,
+    /// Tools that edit files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub edited: Vec<String>,
+    /// Tools that move a source to a destination.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<String>,
+    /// Tools that delete files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deleted: Vec<String>,
+    /// Tools whose `command` argument says the operation.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub command_tools: Vec<String>,
+    /// Tools whose arguments hold a patch (`*** Update File:`, `+++ b/x`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patch_tools: Vec<String>,
+    /// Arguments that name the file a tool changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub path_arguments: Vec<String>,
+    /// Arguments that name where a move starts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub source_arguments: Vec<String>,
+    /// Arguments that name where a move ends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub destination_arguments: Vec<String>,
+    /// Tokens the user's words may take; `None`: [`USER_WORDS_SHARE`] of the
+    /// window, between [`USER_WORDS_FLOOR`] and [`USER_WORDS_CEILING`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_words_budget: Option<f64>,
+}
+
+impl Default for LedgerOptions {
+    fn default() -> Self {
+        LedgerOptions {
+            enabled: true,
+            created: Vec::new(),
+            written: Vec::new(),
+            edited: Vec::new(),
+            moved: Vec::new(),
+            deleted: Vec::new(),
+            command_tools: Vec::new(),
+            patch_tools: Vec::new(),
+            path_arguments: Vec::new(),
+            source_arguments: Vec::new(),
+            destination_arguments: Vec::new(),
+            user_words_budget: None,
+        }
+    }
+}
+
+impl LedgerOptions {
+    /// The option names [`LedgerOptions::from_json`] reads.
+    pub const FIELDS: [&'static str; 12] = [
+        "enabled",
+        "created",
+        "written",
+        "edited",
+        "moved",
+        "deleted",
+        "commandTools",
+        "patchTools",
+        "pathArguments",
+        "sourceArguments",
+        "destinationArguments",
+        "userWordsBudget",
+    ];
+
+    /// Reads options from plain JSON (`null`: the defaults); unknown fields
+    /// and values of the wrong type are `INVALID_ARGUMENT` errors that name
+    /// the field.
+    ///
+    /// ```
+    /// use compaction_core::ledger::LedgerOptions;
+    /// let o = LedgerOptions::from_json(&serde_json::json!({ "edited": ["patch_source"] }), "ledger").unwrap();
+    /// assert_eq!(o.edited, ["patch_source"]);
+    /// let e = LedgerOptions::from_json(&serde_json::json!({ "edited": "patch_source" }), "ledger").unwrap_err();
+    /// assert!(e.message().contains("ledger.edited must be an array of strings"));
+    /// ```
+    pub fn from_json(value: &Value, path: &str) -> Result<LedgerOptions, Error> {
+        let fields = Fields::of(value, path, ErrorCode::InvalidArgument)?;
+        fields.only(&Self::FIELDS)?;
+        let names = |key: &str| -> Result<Vec<String>, Error> {
+            match fields.get(key) {
+                None => Ok(Vec::new()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(s) => Ok(s.clone()),
+                        other => Err(fields.bad(key, other, "an array of strings")),
+                    })
+                    .collect(),
+                Some(other) => Err(fields.bad(key, other, "an array of strings")),
+            }
+        };
+        let enabled = match fields.get("enabled") {
+            None => true,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(fields.bad("enabled", other, "true or false")),
+        };
+        Ok(LedgerOptions {
+            enabled,
+            created: names("created")?,
+            written: names("written")?,
+            edited: names("edited")?,
+            moved: names("moved")?,
+            deleted: names("deleted")?,
+            command_tools: names("commandTools")?,
+            patch_tools: names("patchTools")?,
+            path_arguments: names("pathArguments")?,
+            source_arguments: names("sourceArguments")?,
+            destination_arguments: names("destinationArguments")?,
+            user_words_budget: fields.number(
+                "userWordsBudget",
+                "a finite number of tokens >= 0",
+                |n| n.is_finite() && n >= 0.0,
+            )?,
+        })
+    }
+
+    /// Checks values set from Rust.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self.user_words_budget {
+            Some(b) if !(b.is_finite() && b >= 0.0) => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "ledger.userWordsBudget must be a finite number of tokens >= 0, got {}",
+                    show_number(b)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The tokens the user's words may take on a `window`-token context.
+    ///
+    /// ```
+    /// use compaction_core::ledger::LedgerOptions;
+    /// let o = LedgerOptions::default();
+    /// assert_eq!(o.user_words_budget_for(128_000.0), 2_560.0);
+    /// assert_eq!(o.user_words_budget_for(8_000.0), 512.0);
+    /// assert_eq!(o.user_words_budget_for(1_000_000.0), 4_096.0);
+    /// ```
+    pub fn user_words_budget_for(&self, window: f64) -> f64 {
+        match self.user_words_budget {
+            Some(b) if b.is_finite() && b >= 0.0 => b,
+            _ => {
+                let share = if window.is_finite() && window > 0.0 {
+                    window * USER_WORDS_SHARE
+                } else {
+                    0.0
+                };
+                share.clamp(USER_WORDS_FLOOR, USER_WORDS_CEILING).floor()
+            }
+        }
+    }
+}
+
+/// One file the replaced messages changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEntry {
+    /// The path as the tool call gave it.
+    pub path: String,
+    /// The last thing done to it.
+    pub last_operation: Operation,
+}
+
+/// The facts a program can read from the messages a compaction replaces.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ledger {
+    /// Files in first-seen order, each with its last operation.
+    pub files: Vec<FileEntry>,
+    /// The user's own messages, verbatim (long ones cut with a marker),
+    /// newest first.
+    pub user_words: Vec<String>,
+    /// How [`Ledger::render`] counts tokens: as the ledger was built.
+    #[serde(skip)]
+    estimate: EstimateOptions,
+}
+
+impl Ledger {
+    /// An empty ledger that counts tokens with `estimate`.
+    pub fn empty(estimate: &EstimateOptions) -> Ledger {
+        Ledger {
+            files: Vec::new(),
+            user_words: Vec::new(),
+            estimate: *estimate,
+        }
+    }
+
+    /// Whether there is nothing recorded.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.user_words.is_empty()
+    }
+
+    /// Builds the ledger of `messages`, the head a compaction replaces.
+    ///
+    /// Files: every function call's file operations (see [`files`]), and
+    /// the files of an earlier ledger section inside a summary message
+    /// there, in first-seen order; a later operation replaces the earlier
+    /// one. Calls are recorded as the model made them: the ledger does not
+    /// read tool results to learn whether one failed.
+    ///
+    /// Words: the text of messages with role `user` that are neither tool
+    /// results nor messages compaction wrote (summary, bridge), plus the
+    /// words of an earlier ledger at the summary's place; newest first,
+    /// repeats kept once, each cut to a quarter of the budget, until
+    /// [`LedgerOptions::user_words_budget_for`] `window` is spent (a message
+    /// that does not fit is cut to the room left, or skipped for older,
+    /// shorter ones).
+    ///
+    /// Disabled options give an empty ledger.
+    pub fn from_messages(
+        messages: &[Content],
+        options: &LedgerOptions,
+        window: f64,
+        estimate: &EstimateOptions,
+    ) -> Ledger {
+        let mut ledger = Ledger::empty(estimate);
+        if !options.enabled {
+            return ledger;
+        }
+        let recogniser = files::Recogniser::new(options);
+        // Oldest first while reading; reversed for the budget below.
+        let mut words: Vec<String> = Vec::new();
+        for message in messages {
+            if is_summary_message(message) {
+                for text in texts(message) {
+                    let (earlier_files, earlier_words) = parse_sections(text);
+                    for (path, op) in earlier_files {
+                        ledger.record(path, op);
+                    }
+                    words.extend(earlier_words.into_iter().rev());
+                }
+                continue;
+            }
+            for part in &message.parts {
+                if let PartKind::FunctionCall(call) = part.kind() {
+                    for (path, op) in recogniser.operations(call) {
+                        ledger.record(path, op);
+                    }
+                }
+            }
+            if let Some(text) = user_words(message) {
+                words.push(text);
+            }
+        }
+        let budget = options.user_words_budget_for(window);
+        let cap = (budget * WORD_SHARE_OF_BUDGET)
+            .max(MIN_WORD_TOKENS)
+            .min(budget);
+        let mut used = 0.0;
+        // Compared uncut: a repeat of a long message is cut the same way.
+        // (A list, not a hash set: it stays short, and the wasm module
+        // carries no hasher.)
+        let mut seen: Vec<&str> = Vec::new();
+        for word in words.iter().rev() {
+            if seen.contains(&word.as_str()) {
+                continue;
+            }
+            seen.push(word);
+            let room = budget - used;
+            if room < MIN_WORD_TOKENS.min(cap) {
+                break;
+            }
+            let Some(kept) = fit_text(word, cap.min(room), estimate) else {
+                continue;
+            };
+            used += estimate_text_tokens(&kept, estimate) as f64;
+            ledger.user_words.push(kept);
+        }
+        ledger
+    }
+
+    fn record(&mut self, path: String, op: Operation) {
+        match self.files.iter_mut().find(|f| f.path == path) {
+            Some(entry) => entry.last_operation = op,
+            None => self.files.push(FileEntry {
+                path,
+                last_operation: op,
+            }),
+        }
+    }
+
+    /// The section that follows `summary` in the summary message, or `""`
+    /// when the ledger is empty (or there is no room). It starts with a blank
+    /// line, so the summary message's text is `summary + section`.
+    ///
+    /// It lists the files the summary does not name and the user's words it
+    /// does not contain. What the summary already holds is carried too, on
+    /// lines marked `=` under "already in the summary", so that the next
+    /// compaction still has it when the next summary drops it.
+    ///
+    /// Its estimated size (this ledger's estimator, rounded up) never
+    /// exceeds `budget_tokens`. To fit, it drops first the carried lines
+    /// (the summary has them now), then the oldest of the user's words, then
+    /// the oldest files, and says how many words and files it left out; when
+    /// even the heading does not fit, it is empty.
+    ///
+    /// The section is a heading, one line saying the library (not the
+    /// model) recorded it, and a fenced `compaction-ledger` block: one
+    /// `- path (operation)` line per file and one `- "words"` line per
+    /// message (a JSON string, so no message can break the block), which
+    /// [`Ledger::from_messages`] reads back at the next compaction.
+    pub fn render(&self, summary: &str, budget_tokens: f64) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
+        let budget = if budget_tokens.is_nan() {
+            0.0
+        } else {
+            budget_tokens.floor()
+        };
+        let file_line = |f: &FileEntry| format!("{} ({})", f.path, f.last_operation.describe());
+        let word_line = |w: &String| Value::String(w.clone()).to_string();
+        let (named, files): (Vec<&FileEntry>, Vec<&FileEntry>) = self
+            .files
+            .iter()
+            .partition(|f| names_path(summary, &f.path));
+        let (held, words): (Vec<&String>, Vec<&String>) = self
+            .user_words
+            .iter()
+            .partition(|w| summary.contains(w.trim()));
+        let mut groups = Groups {
+            files: files.into_iter().map(file_line).collect(),
+            words: words.into_iter().map(word_line).collect(),
+            carried_files: named.into_iter().map(file_line).collect(),
+            carried_words: held.into_iter().map(word_line).collect(),
+            kept: [0; 4],
+        };
+        groups.kept = [
+            groups.files.len(),
+            groups.words.len(),
+            groups.carried_files.len(),
+            groups.carried_words.len(),
+        ];
+        let line_cost = |line: &String| text_tokens(&format!("- {line}\n"), &self.estimate);
+        loop {
+            let section = groups.build();
+            let tokens = estimate_text_tokens(&section, &self.estimate) as f64;
+            if tokens <= budget {
+                return section;
+            }
+            // Drop about as many lines as the excess, in the order the doc
+            // says; the loop re-measures the result.
+            let mut excess = tokens - budget;
+            while excess > 0.0 {
+                match groups.drop_next() {
+                    Some(line) => excess -= line_cost(&line),
+                    None => return String::new(),
+                }
+            }
+        }
+    }
+}
+
+/// `title`, then each line with its `mark`; nothing for no lines.
+fn group(out: &mut String, title: &str, mark: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str(title);
+    out.push('\n');
+    for line in lines {
+        out.push_str(mark);
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// The rendered lines by group, and how many of each are kept: files and
+/// carried files drop from the front (oldest first), words and carried
+/// words from the back (they are newest first).
+struct Groups {
+    files: Vec<String>,
+    words: Vec<String>,
+    carried_files: Vec<String>,
+    carried_words: Vec<String>,
+    /// Kept counts of files, words, carried files, carried words.
+    kept: [usize; 4],
+}
+
+impl Groups {
+    /// Drops the next line in the shrinking order and returns it.
+    fn drop_next(&mut self) -> Option<String> {
+        let [files, words, carried_files, carried_words] = &mut self.kept;
+        if *carried_words > 0 {
+            *carried_words -= 1;
+            Some(self.carried_words[*carried_words].clone())
+        } else if *carried_files > 0 {
+            *carried_files -= 1;
+            Some(self.carried_files[self.carried_files.len() - 1 - *carried_files].clone())
+        } else if *words > 0 {
+            *words -= 1;
+            Some(self.words[*words].clone())
+        } else if *files > 0 {
+            *files -= 1;
+            Some(self.files[self.files.len() - 1 - *files].clone())
+        } else {
+            None
+        }
+    }
+
+    fn build(&self) -> String {
+        let [files, words, carried_files, carried_words] = self.kept;
+        let mut out = format!("\n\n{LEDGER_HEADING}\n{HEADER}\n{LEDGER_FENCE}\n");
+        group(
+            &mut out,
+            "files:",
+            "- ",
+            &self.files[self.files.len() - files..],
+        );
+        group(&mut out, "user's words:", "- ", &self.words[..words]);
+        let carried_from = self.carried_files.len() - carried_files;
+        let carried = [
+            &self.carried_files[carried_from..],
+            &self.carried_words[..carried_words],
+        ]
+        .concat();
+        group(&mut out, CARRIED, "= ", &carried);
+        let dropped_files = self.files.len() - files;
+        let dropped_words = self.words.len() - words;
+        if dropped_files + dropped_words > 0 {
+            out.push_str(&format!(
+                "left out for room: {dropped_words} older messages, {dropped_files} oldest files\n"
+            ));
+        }
+        out.push_str("```");
+        out
+    }
+}
+
+/// The tokens the ledger section may take in a compaction: what keeps the
+/// new prompt below `auto` (the tier starts *at* `auto`) and no larger than
+/// the original, so the ledger never causes an AUTO tier or an INFLATED
+/// outcome. `new_tokens_without` is the new prompt's size with the model's
+/// summary alone; a NaN anywhere gives 0.
+///
+/// ```
+/// use compaction_core::ledger::section_budget;
+/// assert_eq!(section_budget(100_000.0, 120_000.0, 30_000.4), 69_998.0);
+/// assert_eq!(section_budget(100_000.0, 40_000.0, 39_990.0), 10.0); // never above the original
+/// assert_eq!(section_budget(100_000.0, 120_000.0, 100_000.0), 0.0);
+/// ```
+pub fn section_budget(auto: f64, original_tokens: f64, new_tokens_without: f64) -> f64 {
+    let ceiling = (auto.ceil() - 1.0).min(original_tokens.floor());
+    let budget = ceiling - new_tokens_without.ceil();
+    if budget > 0.0 { budget } else { 0.0 }
+}
+
+/// Whether `summary` names `path` (as given, or without a leading `./`).
+fn names_path(summary: &str, path: &str) -> bool {
+    summary.contains(path) || path.strip_prefix("./").is_some_and(|p| summary.contains(p))
+}
+
+/// Unrounded tokens of a text under `estimate`: per-piece costs that add
+/// up, where [`estimate_text_tokens`] rounds each piece up.
+fn text_tokens(text: &str, estimate: &EstimateOptions) -> f64 {
+    let with = message_tokens(&Content::text("user", text), estimate);
+    let without = message_tokens(
+        &Content {
+            role: "user".into(),
+            parts: Vec::new(),
+        },
+        estimate,
+    );
+    with - without
+}
+
+fn texts(message: &Content) -> impl Iterator<Item = &str> {
+    message.parts.iter().filter_map(|part| match part.kind() {
+        PartKind::Text {
+            text,
+            thought: false,
+        } => Some(text),
+        _ => None,
+    })
+}
+
+/// The user's own words in `message`, or `None` when it is not a user
+/// message, is a tool result or compaction's own, or holds no text.
+fn user_words(message: &Content) -> Option<String> {
+    if message.role != "user" || message.is_tool_result() || is_compaction_message(message) {
+        return None;
+    }
+    let text = texts(message).collect::<Vec<_>>().join("\n");
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// `text`, or its beginning (two thirds) and end (one third) around a
+/// marker `[… N characters cut by compaction …]`, at most `limit` tokens;
+/// `None` when not even a short cut fits.
+fn fit_text(text: &str, limit: f64, estimate: &EstimateOptions) -> Option<String> {
+    let tokens = |s: &str| estimate_text_tokens(s, estimate) as f64;
+    if tokens(text) <= limit {
+        return Some(text.to_string());
+    }
+    if limit < 1.0 {
+        return None;
+    }
+    // Binary search on the bytes kept. During the search the marker counts
+    // the bytes cut, which has at least as many digits as the characters
+    // cut, so the final text is never longer than the one measured.
+    let cut_at = |kept: usize| -> (usize, usize) {
+        let head = floor_boundary(text, kept * 2 / 3);
+        let tail = ceil_boundary(text, text.len() - (kept - kept * 2 / 3)).max(head);
+        (head, tail)
+    };
+    let join = |head: usize, tail: usize, n: usize| {
+        format!(
+            "{} [… {n} characters cut by compaction …] {}",
+            text[..head].trim_end(),
+            text[tail..].trim_start()
+        )
+    };
+    let (mut lo, mut hi) = (0usize, text.len());
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        let (head, tail) = cut_at(mid);
+        if tokens(&join(head, tail, tail - head)) <= limit {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let (head, tail) = cut_at(lo);
+    let (bytes_probe, chars_cut) = (
+        join(head, tail, tail - head),
+        text[head..tail].chars().count(),
+    );
+    if tokens(&bytes_probe) > limit {
+        return None;
+    }
+    Some(join(head, tail, chars_cut))
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The files and words of every ledger block in `text` (a summary
+/// message's text), in the order written (words newest first).
+pub fn parse_sections(text: &str) -> (Vec<(String, Operation)>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut words = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if !inside {
+            inside = line.trim_start() == LEDGER_FENCE;
+            continue;
+        }
+        if line.trim_start() == "```" {
+            inside = false;
+            continue;
+        }
+        let Some(item) = line.strip_prefix("- ").or_else(|| line.strip_prefix("= ")) else {
+            continue;
+        };
+        if item.starts_with('"') {
+            if let Ok(Value::String(word)) = serde_json::from_str::<Value>(item) {
+                words.push(word);
+            }
+        } else if let Some(entry) = parse_file_line(item) {
+            files.push(entry);
+        }
+    }
+    (files, words)
+}
+
+/// `path (operation)`; the path may itself hold ` (`, so every split is
+/// tried from the right until the tail reads as an operation. (Only a
+/// destination path that itself contains ` (moved to ` or ` (created)`
+/// and the like reads back wrong: no real path does.)
+fn parse_file_line(item: &str) -> Option<(String, Operation)> {
+    let inner = item.strip_suffix(')')?;
+    let mut end = inner.len();
+    while let Some(i) = inner[..end].rfind(" (") {
+        if let Some(op) = Operation::parse(&inner[i + 2..])
+            && let Some(path) = files::clean_path(&inner[..i])
+        {
+            return Some((path, op));
+        }
+        end = i;
+    }
+    None
+}
