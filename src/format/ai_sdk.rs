@@ -22,10 +22,10 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    CallRef, Format, Outcome, ReadMessage, Speaker, call_part, data_url_mime, file_media,
-    foreign_message, inline_media, invalid, join_texts, mismatch, object, observed_part,
-    opt_string, part_type, response_part, sniff_part, string, text_part, thought_part,
-    unknown_part,
+    CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign, data_url_mime,
+    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object,
+    observed_part, opt_string, part_type, response_part, sniff_part, string, text_part,
+    thought_part, unknown_part,
 };
 use crate::content::Part;
 use crate::error::{Error, describe};
@@ -53,17 +53,7 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
         }
         return Err(mismatch(path, "has \"parts\"", Format::Gemini));
     }
-    if ["tool_calls", "tool_call_id", "refusal", "function_call"]
-        .iter()
-        .any(|k| map.contains_key(*k))
-    {
-        return Err(foreign_message(
-            map,
-            path,
-            Format::AiSdk,
-            format!("{path} has OpenAI fields: not an AI SDK model message"),
-        ));
-    }
+    check_foreign(map, path, Format::AiSdk)?;
     let role = match map.get("role") {
         Some(Value::String(role)) => role.as_str(),
         Some(other) => {

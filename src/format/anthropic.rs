@@ -21,9 +21,10 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    CallRef, Format, Outcome, ReadMessage, Speaker, call_part, file_media, foreign_message,
-    inline_media, invalid, join_texts, mismatch, object, observed_part, opt_string, part_type,
-    response_part, sniff_part, string, text_part, thought_part, unknown_part,
+    CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign,
+    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object,
+    observed_part, opt_string, part_type, response_part, sniff_part, string, text_part,
+    thought_part, unknown_part,
 };
 use crate::content::{Content, Part};
 use crate::error::{Error, describe};
@@ -31,7 +32,11 @@ use crate::error::{Error, describe};
 const ROLES: &str = "\"user\" or \"assistant\" (the system prompt is the request's `system`)";
 
 /// Reads one Anthropic message (see the module docs).
-pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, Error> {
+pub(crate) fn read_message(
+    message: &Value,
+    path: &str,
+    names: &CallNames,
+) -> Result<ReadMessage, Error> {
     let map = object(message, path, "a message object { role, content }")?;
     let role = match map.get("role") {
         Some(Value::String(role)) => role.as_str(),
@@ -50,10 +55,7 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
             ));
         }
     };
-    let foreign = sniff_foreign(map);
-    if let Some(format) = foreign {
-        return Err(mismatch(path, &super::observed_message(map), format));
-    }
+    check_foreign(map, path, Format::Anthropic)?;
     let (core_role, pinned) = match role {
         "user" => ("user", false),
         "assistant" => ("model", false),
@@ -71,7 +73,7 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
         Some(Value::Array(blocks)) => {
             for (i, block) in blocks.iter().enumerate() {
                 let block_path = format!("{path}.content[{i}]");
-                read_block(block, &block_path, pinned, &mut read)?;
+                read_block(block, &block_path, pinned, names, &mut read)?;
             }
         }
         Some(other) => {
@@ -86,28 +88,11 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
     Ok(read)
 }
 
-/// Telltales of another format at the message level (fields Anthropic
-/// messages never have).
-fn sniff_foreign(map: &Map<String, Value>) -> Option<Format> {
-    if map.contains_key("parts") {
-        return super::sniff_message(map);
-    }
-    match map.get("role").and_then(Value::as_str) {
-        Some("model") => return Some(Format::Gemini),
-        Some("developer" | "function") => return Some(Format::OpenAi),
-        Some("tool") => return super::sniff_message(map),
-        _ => {}
-    }
-    ["tool_calls", "tool_call_id", "refusal", "function_call"]
-        .iter()
-        .any(|k| map.contains_key(*k))
-        .then_some(Format::OpenAi)
-}
-
 fn read_block(
     block: &Value,
     path: &str,
     system: bool,
+    names: &CallNames,
     read: &mut ReadMessage,
 ) -> Result<(), Error> {
     let map = object(block, path, "a content block { type, ... }")?;
@@ -140,7 +125,8 @@ fn read_block(
             } else {
                 Outcome::Output(text)
             };
-            parts.push(response_part(Some(id), None, outcome, nested)?);
+            let name = names.get(id).map(String::as_str);
+            parts.push(response_part(Some(id), name, outcome, nested)?);
             read.answers.push(CallRef::with_id(id, "", path));
         }
         _ => match sniff_part(map) {
@@ -314,7 +300,7 @@ fn source<'a>(map: &'a Map<String, Value>, path: &str) -> Result<&'a Map<String,
 /// ```
 pub fn read_system(value: &Value, path: &str) -> Result<Content, Error> {
     let message = json!({ "role": "system", "content": value });
-    read_message(&message, path).map(|read| read.content)
+    read_message(&message, path, &CallNames::new()).map(|read| read.content)
 }
 
 /// `{ role: "user" | "assistant", content: text }`.

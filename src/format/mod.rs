@@ -151,12 +151,18 @@ impl Format {
             )));
         };
         let mut pairing = Pairing::default();
+        let mut names = CallNames::new();
         let mut history = History {
             contents: Vec::with_capacity(items.len()),
             facts: Vec::with_capacity(items.len()),
         };
         for (i, item) in items.into_iter().enumerate() {
-            let read = self.read_one(item, &format!("{path}[{i}]"))?;
+            let read = self.read_one(item, &format!("{path}[{i}]"), &names)?;
+            for call in &read.calls {
+                if let Some(id) = &call.id {
+                    names.insert(id.clone(), call.name.clone());
+                }
+            }
             let facts = pairing.resolve(&read);
             history.contents.push(read.content);
             history.facts.push(facts);
@@ -171,7 +177,7 @@ impl Format {
         message: Value,
         path: &str,
     ) -> Result<(Content, MessageFacts), Error> {
-        let read = self.read_one(message, path)?;
+        let read = self.read_one(message, path, &CallNames::new())?;
         let facts = Pairing::default().resolve(&read);
         Ok((read.content, facts))
     }
@@ -199,11 +205,11 @@ impl Format {
         })
     }
 
-    fn read_one(self, message: Value, path: &str) -> Result<ReadMessage, Error> {
+    fn read_one(self, message: Value, path: &str, names: &CallNames) -> Result<ReadMessage, Error> {
         match self {
             Format::Gemini => gemini::read_message(message, path),
-            Format::OpenAi => openai::read_message(&message, path),
-            Format::Anthropic => anthropic::read_message(&message, path),
+            Format::OpenAi => openai::read_message(&message, path, names),
+            Format::Anthropic => anthropic::read_message(&message, path, names),
             Format::AiSdk => ai_sdk::read_message(&message, path),
         }
     }
@@ -319,6 +325,11 @@ impl History {
         start
     }
 }
+
+/// The tool name of each call id read so far: OpenAI and Anthropic results
+/// carry only the id, and the response part names its tool, as Gemini's does
+/// (the summarizer reads it, and the spec's rule counts it).
+pub(crate) type CallNames = HashMap<String, String>;
 
 /// One message as a reader produced it, before ids are resolved.
 pub(crate) struct ReadMessage {
@@ -602,10 +613,9 @@ fn part_type<'a>(map: &'a Map<String, Value>, path: &str) -> Result<&'a str, Err
             "{path}.type must be a string, got {}",
             describe(other)
         ))),
-        None => Err(match sniff_part(map) {
-            Some(format) => mismatch(path, &observed_part(map), format),
-            None => invalid(format!("{path}.type is missing")),
-        }),
+        None => Err(invalid(format!(
+            "{path}.type is missing (a content part is {{ type, ... }})"
+        ))),
     }
 }
 
@@ -703,7 +713,10 @@ fn sniff_message(map: &Map<String, Value>) -> Option<Format> {
         && let Some(format) = items
             .iter()
             .filter_map(Value::as_object)
-            .find_map(sniff_part)
+            .filter_map(sniff_part)
+            // A typeless part inside `content` is a malformed part, not a
+            // Gemini message.
+            .find(|f| *f != Format::Gemini)
     {
         return Some(format);
     }
@@ -711,6 +724,15 @@ fn sniff_message(map: &Map<String, Value>) -> Option<Format> {
         return Some(Format::AiSdk);
     }
     None
+}
+
+/// Fails on a message that shows another format's telltales, before the
+/// reader would misread it.
+fn check_foreign(map: &Map<String, Value>, path: &str, this: Format) -> Result<(), Error> {
+    match sniff_message(map) {
+        Some(format) if format != this => Err(mismatch(path, &observed_message(map), format)),
+        _ => Ok(()),
+    }
 }
 
 /// The error for a message this reader cannot read: a mismatch with the
@@ -752,7 +774,11 @@ fn observed_message(map: &Map<String, Value>) -> String {
         && let Some((i, t)) = items
             .iter()
             .enumerate()
-            .find(|(_, item)| item.as_object().and_then(sniff_part).is_some())
+            .find(|(_, item)| {
+                item.as_object()
+                    .and_then(sniff_part)
+                    .is_some_and(|f| f != Format::Gemini)
+            })
             .and_then(|(i, item)| item.get("type").and_then(Value::as_str).map(|t| (i, t)))
     {
         return format!("has content[{i}] of type {t:?}");

@@ -21,8 +21,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    CallRef, Format, Outcome, ReadMessage, Speaker, call_part, data_url_mime, file_media,
-    foreign_message, inline_media, invalid, join_texts, mismatch, object, observed_part,
+    CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign,
+    data_url_mime, file_media, inline_media, invalid, join_texts, mismatch, object, observed_part,
     opt_string, part_type, response_part, sniff_part, string, text_part, url_media,
 };
 use crate::content::Part;
@@ -31,16 +31,13 @@ use crate::error::{Error, describe};
 const ROLES: &str = "\"system\", \"developer\", \"user\", \"assistant\" or \"tool\"";
 
 /// Reads one OpenAI chat message (see the module docs).
-pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, Error> {
+pub(crate) fn read_message(
+    message: &Value,
+    path: &str,
+    names: &CallNames,
+) -> Result<ReadMessage, Error> {
     let map = object(message, path, "a chat message object { role, content }")?;
-    if map.contains_key("parts") {
-        return Err(foreign_message(
-            map,
-            path,
-            Format::OpenAi,
-            format!("{path} has \"parts\": not an OpenAI chat message"),
-        ));
-    }
+    check_foreign(map, path, Format::OpenAi)?;
     let role = match map.get("role") {
         Some(Value::String(role)) => role.as_str(),
         Some(other) => {
@@ -70,7 +67,7 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
                 "user",
                 vec![response_part(
                     Some(id),
-                    None,
+                    names.get(id).map(String::as_str),
                     Outcome::Output(Value::String(output)),
                     Vec::new(),
                 )?],
