@@ -1033,3 +1033,161 @@ fn the_conversation_reads_to_the_same_facts_in_every_format() {
         assert_eq!(images, 1, "{format}");
     }
 }
+
+// ---- the agent corpus in every format -----------------------------------------------
+
+/// The corpus's Gemini agent sessions (text, calls without ids, `{ output }`
+/// results, one call per turn).
+fn corpus() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/histories-dev.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!("{path}: {e} (the repository carries the corpus in tests/corpus/)")
+    });
+    text.lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["history"].clone())
+        .collect()
+}
+
+/// A Gemini history written as another format's host would keep it, the
+/// calls given ids `call_<message>_<part>` and paired with their results by
+/// name, in order.
+fn convert(history: &Value, format: Format) -> Value {
+    let mut pending: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    for (i, message) in history.as_array().unwrap().iter().enumerate() {
+        let model = message["role"] == "model";
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut results = Vec::new();
+        for (j, part) in message["parts"].as_array().unwrap().iter().enumerate() {
+            if let Some(text) = part["text"].as_str() {
+                texts.push(text.to_string());
+            } else if let Some(call) = part.get("functionCall") {
+                let id = format!("call_{i}_{j}");
+                let name = call["name"].as_str().unwrap().to_string();
+                pending.push((name.clone(), id.clone()));
+                calls.push((id, name, call["args"].clone()));
+            } else if let Some(response) = part.get("functionResponse") {
+                let name = response["name"].as_str().unwrap();
+                let at = pending.iter().position(|(n, _)| n == name).unwrap();
+                let (_, id) = pending.remove(at);
+                let output = match &response["response"]["output"] {
+                    Value::String(s) => s.clone(),
+                    _ => response["response"].to_string(),
+                };
+                results.push((id, name.to_string(), output));
+            }
+        }
+        let role = if model { "assistant" } else { "user" };
+        match format {
+            Format::Gemini => out.push(message.clone()),
+            Format::OpenAi => {
+                if !results.is_empty() {
+                    for (id, _, output) in results {
+                        out.push(json!({ "role": "tool", "tool_call_id": id, "content": output }));
+                    }
+                    continue;
+                }
+                let mut m = json!({ "role": role, "content": texts.join("") });
+                if !calls.is_empty() {
+                    m["tool_calls"] = calls
+                        .iter()
+                        .map(|(id, name, args)| {
+                            json!({ "id": id, "type": "function",
+                            "function": { "name": name, "arguments": args.to_string() } })
+                        })
+                        .collect();
+                }
+                out.push(m);
+            }
+            Format::Anthropic => {
+                let mut blocks: Vec<Value> = texts
+                    .iter()
+                    .map(|t| json!({ "type": "text", "text": t }))
+                    .collect();
+                blocks.extend(calls.iter().map(|(id, name, args)| {
+                    json!({ "type": "tool_use", "id": id, "name": name, "input": args })
+                }));
+                blocks.extend(results.iter().map(|(id, _, output)| {
+                    json!({ "type": "tool_result", "tool_use_id": id, "content": output })
+                }));
+                out.push(json!({ "role": role, "content": blocks }));
+            }
+            Format::AiSdk => {
+                if !results.is_empty() {
+                    let parts: Vec<Value> = results
+                        .iter()
+                        .map(|(id, name, output)| {
+                            json!({ "type": "tool-result", "toolCallId": id,
+                            "toolName": name, "output": { "type": "text", "value": output } })
+                        })
+                        .collect();
+                    out.push(json!({ "role": "tool", "content": parts }));
+                    continue;
+                }
+                let mut parts: Vec<Value> = texts
+                    .iter()
+                    .map(|t| json!({ "type": "text", "text": t }))
+                    .collect();
+                parts.extend(calls.iter().map(|(id, name, args)| {
+                    json!({ "type": "tool-call", "toolCallId": id, "toolName": name, "input": args })
+                }));
+                out.push(json!({ "role": role, "content": parts }));
+            }
+        }
+    }
+    Value::Array(out)
+}
+
+#[test]
+fn the_agent_sessions_estimate_within_two_percent_in_every_format() {
+    let sessions = corpus();
+    assert_eq!(sessions.len(), 60);
+    let mut worst = 0.0_f64;
+    // Two families keep the test quick; the weights differ per family, the
+    // reading does not.
+    for tokenizer in [TokenizerFamily::Universal, TokenizerFamily::Claude] {
+        let options = EstimateOptions {
+            estimator: Estimator::Calibrated,
+            tokenizer,
+            ..EstimateOptions::default()
+        };
+        for (n, session) in sessions.iter().enumerate() {
+            let mut counts = Vec::new();
+            for format in Format::ALL {
+                let read = read(format, convert(session, format));
+                assert_eq!(
+                    read.contents.len(),
+                    session.as_array().unwrap().len(),
+                    "{format} session {n}"
+                );
+                // Every result answers the call before it, by id.
+                for (i, facts) in read.facts.iter().enumerate() {
+                    for id in &facts.answers {
+                        assert_eq!(
+                            read.call_site(id),
+                            Some(i - 1),
+                            "{format} session {n} message {i}"
+                        );
+                    }
+                }
+                counts.push(estimate_content_tokens(&read.contents, &options));
+            }
+            let min = *counts.iter().min().unwrap() as f64;
+            let max = *counts.iter().max().unwrap() as f64;
+            worst = worst.max(max / min - 1.0);
+            assert!(
+                max / min - 1.0 <= 0.02,
+                "{} session {n}: {counts:?}",
+                tokenizer.name()
+            );
+        }
+    }
+    println!(
+        "worst spread over 60 sessions x 5 families: {:.3}%",
+        worst * 100.0
+    );
+}

@@ -13,12 +13,12 @@
 //! an index into the contents is an index into the host's array: the kept
 //! tail is `host.slice(keptFrom)`, the host's own objects.
 //!
-//! | format | name | reader | writer |
-//! |---|---|---|---|
-//! | Gemini `Content` | `gemini` | [`gemini::read_message`] | [`gemini::write`] |
-//! | OpenAI chat `ChatCompletionMessageParam` | `openai` | [`openai::read_message`] | [`openai::write`] |
-//! | Anthropic `MessageParam` | `anthropic` | [`anthropic::read_message`] | [`anthropic::write`] |
-//! | AI SDK `ModelMessage` (`ai` v5/v6) | `ai-sdk` | [`ai_sdk::read_message`] | [`ai_sdk::write`] |
+//! | format | name | module |
+//! |---|---|---|
+//! | Gemini `Content` | `gemini` | [`gemini`] |
+//! | OpenAI chat `ChatCompletionMessageParam` | `openai` | [`openai`] |
+//! | Anthropic `MessageParam` | `anthropic` | [`anthropic`] |
+//! | AI SDK `ModelMessage` (`ai` v5/v6) | `ai-sdk` | [`ai_sdk`] |
 //!
 //! What every reader does the same way:
 //!
@@ -29,7 +29,7 @@
 //!   that each counts `imageTokenEstimate` whatever the format;
 //! * tool calls become `functionCall { id, name, args }` with the arguments
 //!   as given (see [`openai`] for its JSON-string `arguments`), tool results
-//!   `functionResponse { id, response: { output } }` (`{ error }` for a
+//!   `functionResponse { id, name, response: { output } }` (`{ error }` for a
 //!   failed call), with media inside a result as nested `parts`;
 //! * blocks of a kind the reader does not know, but which do not look like
 //!   another format's, are kept whole as unknown parts and counted by their
@@ -230,7 +230,7 @@ impl FromStr for Format {
 
 /// Who speaks a message the library writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Speaker {
+pub(crate) enum Speaker {
     /// The user side (`user` in every format).
     User,
     /// The model side (`model` in Gemini, `assistant` elsewhere).
