@@ -1191,3 +1191,66 @@ fn the_agent_sessions_estimate_within_two_percent_in_every_format() {
         worst * 100.0
     );
 }
+
+// ---- robustness -------------------------------------------------------------------
+
+/// Every value inside `value` replaced, one at a time, by each of `odd`.
+fn mutations(value: &Value, odd: &[Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for replacement in odd {
+        out.push(replacement.clone());
+    }
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                for m in mutations(item, odd) {
+                    let mut copy = items.clone();
+                    copy[i] = m;
+                    out.push(Value::Array(copy));
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                for m in mutations(item, odd) {
+                    let mut copy = map.clone();
+                    copy.insert(key.clone(), m);
+                    out.push(Value::Object(copy));
+                }
+                let mut without = map.clone();
+                without.remove(key);
+                out.push(Value::Object(without));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+#[test]
+fn odd_values_anywhere_are_errors_or_readings_never_panics() {
+    let odd = [
+        json!(null),
+        json!(7),
+        json!("s"),
+        json!([]),
+        json!({}),
+        json!(true),
+    ];
+    let mut errors = 0;
+    let mut total = 0;
+    for format in Format::ALL {
+        for message in conversation(format).as_array().unwrap() {
+            for mutated in mutations(message, &odd) {
+                total += 1;
+                if let Err(e) = format.read(json!([mutated]), "history") {
+                    assert_eq!(e.code(), ErrorCode::InvalidContent, "{e}");
+                    assert!(e.message().starts_with("history"), "{e}");
+                    errors += 1;
+                }
+            }
+        }
+    }
+    // Most odd values break the shape; some are legal (an empty text).
+    assert!(errors > total / 2, "{errors} errors of {total}");
+}
