@@ -37,6 +37,7 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod estimate;
+pub mod format;
 pub mod ladder;
 pub mod ledger;
 pub mod read;
@@ -59,6 +60,7 @@ pub use estimate::{
     DEFAULT_IMAGE_TOKEN_ESTIMATE, EstimateOptions, Estimator, Reference, TextEstimator,
     estimate_content_tokens, estimate_prompt_tokens, message_tokens,
 };
+pub use format::{Format, History, MessageFacts};
 pub use ladder::{
     AUTOCOMPACT_BUFFER, COMPACT_MAX_OUTPUT_TOKENS, HARD_BUFFER, MAX_CONSECUTIVE_FAILURES, PCT,
     SUMMARY_RESERVE, ThresholdRule, Thresholds, Tier, WARN_BUFFER, WARN_PCT_OFFSET,

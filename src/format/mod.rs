@@ -1,0 +1,811 @@
+//! The message shapes hosts keep their history in, read into the core's
+//! content model and written back out of it.
+//!
+//! The core works on [`Content`] (Gemini's `{ role, parts }`) and stays
+//! format-free. Each [`Format`] has one reader, from that format's message
+//! list to `Content`s plus the [`MessageFacts`] the core needs (which
+//! messages are pinned system prompts, which are tool results, which tool
+//! calls each message makes and answers, by id), and one writer, from a core
+//! text message (the summary, the acknowledgement, the bridge) to that
+//! format's message JSON.
+//!
+//! Readers map each host message to exactly one `Content`, in order, so that
+//! an index into the contents is an index into the host's array: the kept
+//! tail is `host.slice(keptFrom)`, the host's own objects.
+//!
+//! | format | name | module |
+//! |---|---|---|
+//! | Gemini `Content` | `gemini` | [`gemini`] |
+//! | OpenAI chat `ChatCompletionMessageParam` | `openai` | [`openai`] |
+//! | Anthropic `MessageParam` | `anthropic` | [`anthropic`] |
+//! | AI SDK `ModelMessage` (`ai` v5/v6) | `ai-sdk` | [`ai_sdk`] |
+//!
+//! What every reader does the same way:
+//!
+//! * text, refusals and documents given as text become text parts; thinking
+//!   and reasoning become thought text parts (`thought: true`);
+//! * images, audio and binary documents become `inlineData` (data sent
+//!   inline, its bytes not copied) or `fileData` (by URL or file id), so
+//!   that each counts `imageTokenEstimate` whatever the format;
+//! * tool calls become `functionCall { id, name, args }` with the arguments
+//!   as given (see [`openai`] for its JSON-string `arguments`), tool results
+//!   `functionResponse { id, name, response: { output } }` (`{ error }` for a
+//!   failed call), with media inside a result as nested `parts`;
+//! * blocks of a kind the reader does not know, but which do not look like
+//!   another format's, are kept whole as unknown parts and counted by their
+//!   JSON (never as 0);
+//! * provider metadata that is not prompt text (`cache_control`,
+//!   `providerOptions`, signatures) is dropped from the content; the host's
+//!   own objects are what goes back to the provider.
+//!
+//! A message that does not have the format's shape is an `INVALID_CONTENT`
+//! error naming the message, what it looks like and which format it seems
+//! to be in: `history[3] has "content" and no "parts": an OpenAI message?
+//! pass format: "openai"`.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Map, Value, json};
+
+use crate::content::{Content, Part, PartKind};
+use crate::error::{Error, ErrorCode, describe};
+
+pub mod ai_sdk;
+pub mod anthropic;
+pub mod gemini;
+pub mod openai;
+
+/// A message format a host keeps its history in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Gemini `Content { role, parts }` (`@google/genai`): the core's own model.
+    #[default]
+    Gemini,
+    /// OpenAI chat completions messages (`openai`'s `ChatCompletionMessageParam`).
+    OpenAi,
+    /// Anthropic messages (`@anthropic-ai/sdk`'s `MessageParam`).
+    Anthropic,
+    /// The Vercel AI SDK's `ModelMessage` (`ai` v5 and v6).
+    AiSdk,
+}
+
+impl Format {
+    /// Every format, in the order their names are listed in errors.
+    pub const ALL: [Format; 4] = [
+        Format::Gemini,
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::AiSdk,
+    ];
+
+    /// The name in options: `gemini`, `openai`, `anthropic`, `ai-sdk`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Gemini => "gemini",
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::AiSdk => "ai-sdk",
+        }
+    }
+
+    /// How the format is called in messages ("an OpenAI message").
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Gemini => "a Gemini",
+            Format::OpenAi => "an OpenAI",
+            Format::Anthropic => "an Anthropic",
+            Format::AiSdk => "an AI SDK",
+        }
+    }
+
+    /// The format with this name; anything else is an `INVALID_ARGUMENT`
+    /// error that lists the names.
+    ///
+    /// ```
+    /// use compaction_core::format::Format;
+    /// assert_eq!(Format::from_name("ai-sdk").unwrap(), Format::AiSdk);
+    /// let e = Format::from_name("claude").unwrap_err();
+    /// assert_eq!(e.message(), "format must be one of \"gemini\", \"openai\", \"anthropic\", \"ai-sdk\", got \"claude\"");
+    /// ```
+    pub fn from_name(name: &str) -> Result<Format, Error> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = Format::ALL
+                    .iter()
+                    .map(|f| format!("{:?}", f.name()))
+                    .collect();
+                Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("format must be one of {}, got {name:?}", names.join(", ")),
+                )
+            })
+    }
+
+    /// Reads a message list in this format. `path` names the list in errors
+    /// (`history` gives `history[3]`).
+    ///
+    /// ```
+    /// use compaction_core::format::Format;
+    /// let history = serde_json::json!([
+    ///     { "role": "system", "content": "Be brief." },
+    ///     { "role": "user", "content": "What is in a.txt?" },
+    ///     { "role": "assistant", "content": null, "tool_calls": [
+    ///         { "id": "call_1", "type": "function", "function": { "name": "read", "arguments": "{\"path\":\"a.txt\"}" } } ] },
+    ///     { "role": "tool", "tool_call_id": "call_1", "content": "hello" },
+    /// ]);
+    /// let read = Format::OpenAi.read(history, "history").unwrap();
+    /// assert!(read.facts[0].pinned);
+    /// assert_eq!(read.facts[2].calls, ["call_1"]);
+    /// assert_eq!(read.facts[3].answers, ["call_1"]);
+    /// assert_eq!(read.call_site("call_1"), Some(2));
+    /// ```
+    pub fn read(self, messages: Value, path: &str) -> Result<History, Error> {
+        let Value::Array(items) = messages else {
+            return Err(invalid(format!(
+                "{path} must be an array of messages, got {}",
+                describe(&messages)
+            )));
+        };
+        let mut pairing = Pairing::default();
+        let mut names = CallNames::new();
+        let mut history = History {
+            contents: Vec::with_capacity(items.len()),
+            facts: Vec::with_capacity(items.len()),
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let read = self.read_one(item, &format!("{path}[{i}]"), &names)?;
+            for call in &read.calls {
+                if let Some(id) = &call.id {
+                    names.insert(id.clone(), call.name.clone());
+                }
+            }
+            let facts = pairing.resolve(&read);
+            history.contents.push(read.content);
+            history.facts.push(facts);
+        }
+        Ok(history)
+    }
+
+    /// Reads one message in this format (a new user message, say). Calls and
+    /// results without ids pair only within the message.
+    pub fn read_message(
+        self,
+        message: Value,
+        path: &str,
+    ) -> Result<(Content, MessageFacts), Error> {
+        let read = self.read_one(message, path, &CallNames::new())?;
+        let facts = Pairing::default().resolve(&read);
+        Ok((read.content, facts))
+    }
+
+    /// Writes a core text message (role `user` or `model`, text parts only:
+    /// the summary, the acknowledgement, the bridge) as this format's
+    /// message. Anything else is an `INVALID_ARGUMENT` error: the library
+    /// never writes a host's own messages, it hands them back.
+    ///
+    /// ```
+    /// use compaction_core::{format::Format, Content};
+    /// let ack = Content::text("model", "Understood.");
+    /// assert_eq!(Format::Anthropic.write(&ack).unwrap(),
+    ///     serde_json::json!({ "role": "assistant", "content": "Understood." }));
+    /// assert_eq!(Format::Gemini.write(&ack).unwrap(),
+    ///     serde_json::json!({ "role": "model", "parts": [{ "text": "Understood." }] }));
+    /// ```
+    pub fn write(self, message: &Content) -> Result<Value, Error> {
+        let (role, text) = text_message(message)?;
+        Ok(match self {
+            Format::Gemini => gemini::write(role, &text),
+            Format::OpenAi => openai::write(role, &text),
+            Format::Anthropic => anthropic::write(role, &text),
+            Format::AiSdk => ai_sdk::write(role, &text),
+        })
+    }
+
+    fn read_one(self, message: Value, path: &str, names: &CallNames) -> Result<ReadMessage, Error> {
+        match self {
+            Format::Gemini => gemini::read_message(message, path),
+            Format::OpenAi => openai::read_message(&message, path, names),
+            Format::Anthropic => anthropic::read_message(&message, path, names),
+            Format::AiSdk => ai_sdk::read_message(&message, path),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<Format, Error> {
+        Format::from_name(name)
+    }
+}
+
+/// Who speaks a message the library writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Speaker {
+    /// The user side (`user` in every format).
+    User,
+    /// The model side (`model` in Gemini, `assistant` elsewhere).
+    Model,
+}
+
+/// A message list read into the core's model, one content and one set of
+/// facts per host message, in the host's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History {
+    /// The messages as the core sees them.
+    pub contents: Vec<Content>,
+    /// What the core needs to know about each message.
+    pub facts: Vec<MessageFacts>,
+}
+
+/// What the core needs to know about one host message beyond its content.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageFacts {
+    /// A `system` / `developer` message: never summarized, kept first and
+    /// verbatim, counted in the estimate.
+    pub pinned: bool,
+    /// The message carries results of tool calls (an OpenAI or AI SDK `tool`
+    /// message, an Anthropic user message with `tool_result` blocks, a Gemini
+    /// user message with `functionResponse` parts).
+    pub tool_result: bool,
+    /// Ids of the tool calls this message makes, in order.
+    pub calls: Vec<String>,
+    /// Ids of the tool calls this message answers, in order.
+    pub answers: Vec<String>,
+}
+
+impl History {
+    /// Index of the message that makes the call `id`, if it is in the list.
+    pub fn call_site(&self, id: &str) -> Option<usize> {
+        self.facts
+            .iter()
+            .position(|f| f.calls.iter().any(|c| c == id))
+    }
+
+    /// Indices of the pinned messages.
+    pub fn pinned(&self) -> impl Iterator<Item = usize> + '_ {
+        self.facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.pinned)
+            .map(|(i, _)| i)
+    }
+
+    /// The latest start ≤ `kept_from` from which every result in the tail
+    /// has its call in the tail too: a kept tail must never answer a call
+    /// that was summarized (providers reject such an orphan). Results whose
+    /// call is nowhere in the list do not move the start.
+    ///
+    /// ```
+    /// use compaction_core::format::Format;
+    /// let history = serde_json::json!([
+    ///     { "role": "user", "content": "go" },
+    ///     { "role": "assistant", "content": [
+    ///         { "type": "tool_use", "id": "t1", "name": "ls", "input": {} } ] },
+    ///     { "role": "user", "content": [
+    ///         { "type": "tool_result", "tool_use_id": "t1", "content": "a.txt" } ] },
+    /// ]);
+    /// let read = Format::Anthropic.read(history, "history").unwrap();
+    /// assert_eq!(read.start_keeping_calls(2), 1);
+    /// assert_eq!(read.start_keeping_calls(0), 0);
+    /// ```
+    pub fn start_keeping_calls(&self, kept_from: usize) -> usize {
+        let mut sites: HashMap<&str, usize> = HashMap::new();
+        for (i, facts) in self.facts.iter().enumerate() {
+            for id in &facts.calls {
+                sites.entry(id.as_str()).or_insert(i);
+            }
+        }
+        let mut start = kept_from.min(self.facts.len());
+        // Moving the start back brings in messages whose own results may
+        // answer still earlier calls: scan each newly kept message once.
+        let mut scanned_from = self.facts.len();
+        while scanned_from > start {
+            let earliest = self.facts[start..scanned_from]
+                .iter()
+                .flat_map(|f| f.answers.iter())
+                .filter_map(|id| sites.get(id.as_str()).copied())
+                .min();
+            scanned_from = start;
+            if let Some(site) = earliest
+                && site < start
+            {
+                start = site;
+            }
+        }
+        start
+    }
+}
+
+/// The tool name of each call id read so far: OpenAI and Anthropic results
+/// carry only the id, and the response part names its tool, as Gemini's does
+/// (the summarizer reads it, and the spec's rule counts it).
+pub(crate) type CallNames = HashMap<String, String>;
+
+/// One message as a reader produced it, before ids are resolved.
+pub(crate) struct ReadMessage {
+    pub(crate) content: Content,
+    pub(crate) pinned: bool,
+    pub(crate) tool_result: bool,
+    pub(crate) calls: Vec<CallRef>,
+    pub(crate) answers: Vec<CallRef>,
+}
+
+impl ReadMessage {
+    fn new(role: &str, parts: Vec<Part>) -> ReadMessage {
+        ReadMessage {
+            content: Content {
+                role: role.into(),
+                parts,
+            },
+            pinned: false,
+            tool_result: false,
+            calls: Vec::new(),
+            answers: Vec::new(),
+        }
+    }
+}
+
+/// A tool call or result as written in a message: its id when the format
+/// gives one, else its name and where it is (Gemini's optional ids, OpenAI's
+/// deprecated `function_call`).
+pub(crate) struct CallRef {
+    pub(crate) id: Option<String>,
+    pub(crate) name: String,
+    pub(crate) path: String,
+}
+
+impl CallRef {
+    fn with_id(id: &str, name: &str, path: &str) -> CallRef {
+        CallRef {
+            id: Some(id.into()),
+            name: name.into(),
+            path: path.into(),
+        }
+    }
+}
+
+/// Gives calls and results without an id one: a call is named by where it
+/// is (`history[3].parts[0]`), a result answers the earliest call of the same
+/// name still unanswered, in order (which is how Gemini pairs them), or
+/// failing that is named by where it is (an orphan).
+#[derive(Default)]
+struct Pairing {
+    pending: HashMap<String, VecDeque<String>>,
+}
+
+impl Pairing {
+    fn resolve(&mut self, read: &ReadMessage) -> MessageFacts {
+        let calls = read
+            .calls
+            .iter()
+            .map(|call| match &call.id {
+                Some(id) => id.clone(),
+                None => {
+                    self.pending
+                        .entry(call.name.clone())
+                        .or_default()
+                        .push_back(call.path.clone());
+                    call.path.clone()
+                }
+            })
+            .collect();
+        let answers = read
+            .answers
+            .iter()
+            .map(|answer| match &answer.id {
+                Some(id) => id.clone(),
+                None => self
+                    .pending
+                    .get_mut(&answer.name)
+                    .and_then(VecDeque::pop_front)
+                    .unwrap_or_else(|| answer.path.clone()),
+            })
+            .collect();
+        MessageFacts {
+            pinned: read.pinned,
+            tool_result: read.tool_result,
+            calls,
+            answers,
+        }
+    }
+}
+
+/// The role and text of a message the library writes.
+fn text_message(message: &Content) -> Result<(Speaker, String), Error> {
+    let speaker = match message.role.as_str() {
+        "user" => Speaker::User,
+        "model" | "assistant" => Speaker::Model,
+        other => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("only user and model messages are written, got the role {other:?}"),
+            ));
+        }
+    };
+    let mut text = String::new();
+    for part in &message.parts {
+        match part.kind() {
+            PartKind::Text {
+                text: t,
+                thought: false,
+            } => text.push_str(t),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "only messages of text parts are written".to_string(),
+                ));
+            }
+        }
+    }
+    Ok((speaker, text))
+}
+
+// ---- building parts -------------------------------------------------------
+
+/// A part from JSON this module built; never fails for the shapes below, but
+/// the check stays rather than an `unwrap`.
+fn part(value: Value) -> Result<Part, Error> {
+    Part::from_value(value, "part")
+}
+
+fn text_part(text: &str) -> Part {
+    Part::text(text)
+}
+
+fn thought_part(text: &str) -> Result<Part, Error> {
+    part(json!({ "text": text, "thought": true }))
+}
+
+fn call_part(id: Option<&str>, name: &str, args: Value) -> Result<Part, Error> {
+    let mut call = Map::new();
+    if let Some(id) = id {
+        call.insert("id".into(), Value::String(id.into()));
+    }
+    call.insert("name".into(), Value::String(name.into()));
+    call.insert("args".into(), args);
+    part(json!({ "functionCall": call }))
+}
+
+/// What a tool said: `output` for a result, `error` for a failure.
+enum Outcome {
+    Output(Value),
+    Error(Value),
+}
+
+fn response_part(
+    id: Option<&str>,
+    name: Option<&str>,
+    outcome: Outcome,
+    nested: Vec<Part>,
+) -> Result<Part, Error> {
+    let mut response = Map::new();
+    if let Some(id) = id {
+        response.insert("id".into(), Value::String(id.into()));
+    }
+    if let Some(name) = name {
+        response.insert("name".into(), Value::String(name.into()));
+    }
+    response.insert(
+        "response".into(),
+        match outcome {
+            Outcome::Output(v) => json!({ "output": v }),
+            Outcome::Error(v) => json!({ "error": v }),
+        },
+    );
+    if !nested.is_empty() {
+        response.insert(
+            "parts".into(),
+            Value::Array(nested.into_iter().map(Value::from).collect()),
+        );
+    }
+    part(json!({ "functionResponse": response }))
+}
+
+/// Media sent inline: the kind and MIME type are all the core needs (it
+/// counts `imageTokenEstimate` and shows a placeholder to the summarizer),
+/// so the bytes are not copied.
+fn inline_media(mime_type: &str) -> Result<Part, Error> {
+    part(json!({ "inlineData": { "mimeType": mime_type } }))
+}
+
+/// Media by reference (a URL or a provider file id).
+fn file_media(mime_type: &str, uri: &str) -> Result<Part, Error> {
+    part(json!({ "fileData": { "mimeType": mime_type, "fileUri": uri } }))
+}
+
+/// Media from a URL that may be a `data:` URL (inline) or a link.
+fn url_media(url: &str, fallback_mime: &str) -> Result<Part, Error> {
+    match data_url_mime(url) {
+        Some(mime) => inline_media(mime),
+        None => file_media(fallback_mime, url),
+    }
+}
+
+/// The MIME type of a `data:<mime>;base64,` URL.
+fn data_url_mime(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("data:")?;
+    let end = rest.find([';', ','])?;
+    Some(&rest[..end]).filter(|m| !m.is_empty())
+}
+
+/// A block this reader does not know, kept whole and counted by its JSON;
+/// wrapped when its fields would make it read as a known part.
+fn unknown_part(block: &Value) -> Part {
+    match Part::from_value(block.clone(), "part") {
+        Ok(p) if matches!(p.kind(), PartKind::Unknown) => p,
+        _ => {
+            let mut map = Map::new();
+            map.insert("block".into(), block.clone());
+            // An object whose only field is "block" is an unknown part.
+            Part::from_value(Value::Object(map), "part").unwrap_or_else(|_| Part::text(""))
+        }
+    }
+}
+
+/// Texts joined for a tool output the model reads as one text.
+fn join_texts(texts: &[String]) -> String {
+    texts.join("\n")
+}
+
+// ---- reading helpers ------------------------------------------------------
+
+fn invalid(message: String) -> Error {
+    Error::new(ErrorCode::InvalidContent, message)
+}
+
+/// The object of a message, or an error naming what it is instead.
+fn object<'a>(
+    value: &'a Value,
+    path: &str,
+    expected: &str,
+) -> Result<&'a Map<String, Value>, Error> {
+    value.as_object().ok_or_else(|| {
+        invalid(format!(
+            "{path} must be {expected}, got {}",
+            describe(value)
+        ))
+    })
+}
+
+/// A required string field.
+fn string<'a>(map: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str, Error> {
+    match map.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(invalid(format!(
+            "{path}.{key} must be a string, got {}",
+            describe(other)
+        ))),
+        None => Err(invalid(format!("{path}.{key} is missing"))),
+    }
+}
+
+/// An optional string field (`null` counts as absent).
+fn opt_string<'a>(
+    map: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<&'a str>, Error> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(invalid(format!(
+            "{path}.{key} must be a string, got {}",
+            describe(other)
+        ))),
+    }
+}
+
+/// The `type` of a content part, required.
+fn part_type<'a>(map: &'a Map<String, Value>, path: &str) -> Result<&'a str, Error> {
+    match map.get("type") {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(invalid(format!(
+            "{path}.type must be a string, got {}",
+            describe(other)
+        ))),
+        None => Err(invalid(format!(
+            "{path}.type is missing (a content part is {{ type, ... }})"
+        ))),
+    }
+}
+
+/// `history[3] has "parts": a Gemini message? pass format: "gemini"`.
+fn mismatch(path: &str, observed: &str, guess: Format) -> Error {
+    invalid(format!(
+        "{path} {observed}: {} message? pass format: {:?}",
+        guess.label(),
+        guess.name()
+    ))
+}
+
+/// What a part looks like, for a mismatch error.
+fn observed_part(map: &Map<String, Value>) -> String {
+    match map.get("type").and_then(Value::as_str) {
+        Some(t) => format!("has type {t:?}"),
+        None => {
+            let keys: Vec<String> = map.keys().take(3).map(|k| format!("{k:?}")).collect();
+            format!("has {} and no \"type\"", keys.join(", "))
+        }
+    }
+}
+
+/// The format a content part seems to be in, from its telltale fields.
+fn sniff_part(map: &Map<String, Value>) -> Option<Format> {
+    match map.get("type").and_then(Value::as_str) {
+        Some("image_url" | "input_audio" | "refusal") => Some(Format::OpenAi),
+        Some("file") if map.get("file").is_some_and(Value::is_object) => Some(Format::OpenAi),
+        Some(
+            "tool_use"
+            | "tool_result"
+            | "thinking"
+            | "redacted_thinking"
+            | "document"
+            | "server_tool_use"
+            | "search_result"
+            | "web_search_tool_result"
+            | "container_upload",
+        ) => Some(Format::Anthropic),
+        Some("image") if map.contains_key("source") => Some(Format::Anthropic),
+        Some(
+            "tool-call"
+            | "tool-result"
+            | "reasoning"
+            | "tool-approval-request"
+            | "tool-approval-response",
+        ) => Some(Format::AiSdk),
+        Some("image") if map.contains_key("image") => Some(Format::AiSdk),
+        Some("file") if map.contains_key("mediaType") || map.contains_key("data") => {
+            Some(Format::AiSdk)
+        }
+        Some(_) => None,
+        None => [
+            "text",
+            "functionCall",
+            "functionResponse",
+            "inlineData",
+            "fileData",
+        ]
+        .iter()
+        .any(|k| map.contains_key(*k))
+        .then_some(Format::Gemini),
+    }
+}
+
+/// The format a whole message seems to be in, from its telltale fields;
+/// `None` when nothing tells (`{ role: "user", content: "hi" }` is valid
+/// OpenAI, Anthropic and AI SDK alike).
+fn sniff_message(map: &Map<String, Value>) -> Option<Format> {
+    if let Some(Value::Array(parts)) = map.get("parts")
+        && parts
+            .iter()
+            .any(|p| p.get("type").is_some_and(Value::is_string))
+    {
+        // An AI SDK UI message (`UIMessage`), not a model message.
+        return Some(Format::AiSdk);
+    }
+    if map.contains_key("parts") || map.get("role").and_then(Value::as_str) == Some("model") {
+        return Some(Format::Gemini);
+    }
+    if ["tool_calls", "tool_call_id", "refusal", "function_call"]
+        .iter()
+        .any(|k| map.contains_key(*k))
+    {
+        return Some(Format::OpenAi);
+    }
+    match map.get("role").and_then(Value::as_str) {
+        Some("developer" | "function") => return Some(Format::OpenAi),
+        Some("tool") if map.get("content").is_some_and(Value::is_string) => {
+            return Some(Format::OpenAi);
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(items)) = map.get("content")
+        && let Some(format) = items
+            .iter()
+            .filter_map(Value::as_object)
+            .filter_map(sniff_part)
+            // A typeless part inside `content` is a malformed part, not a
+            // Gemini message.
+            .find(|f| *f != Format::Gemini)
+    {
+        return Some(format);
+    }
+    if map.get("role").and_then(Value::as_str) == Some("tool") {
+        return Some(Format::AiSdk);
+    }
+    None
+}
+
+/// Fails on a message that shows another format's telltales, before the
+/// reader would misread it.
+fn check_foreign(map: &Map<String, Value>, path: &str, this: Format) -> Result<(), Error> {
+    match sniff_message(map) {
+        Some(format) if format != this => Err(mismatch(path, &observed_message(map), format)),
+        _ => Ok(()),
+    }
+}
+
+/// The error for a message this reader cannot read: a mismatch with the
+/// format it seems to be in when something tells, else `fallback`.
+fn foreign_message(map: &Map<String, Value>, path: &str, this: Format, fallback: String) -> Error {
+    match sniff_message(map) {
+        Some(format) if format != this => mismatch(path, &observed_message(map), format),
+        _ => invalid(fallback),
+    }
+}
+
+/// What a message looks like, for a mismatch error.
+fn observed_message(map: &Map<String, Value>) -> String {
+    for key in [
+        "parts",
+        "tool_calls",
+        "tool_call_id",
+        "refusal",
+        "function_call",
+    ] {
+        if map.contains_key(key) {
+            return format!("has {key:?}");
+        }
+    }
+    if let Some(role) = map.get("role").and_then(Value::as_str)
+        && matches!(role, "model" | "developer" | "function" | "tool")
+    {
+        if let Some(Value::Array(items)) = map.get("content")
+            && let Some(t) = items
+                .iter()
+                .filter_map(|i| i.get("type").and_then(Value::as_str))
+                .next()
+        {
+            return format!("has the role {role:?} and a content part of type {t:?}");
+        }
+        return format!("has the role {role:?}");
+    }
+    if let Some(Value::Array(items)) = map.get("content")
+        && let Some((i, t)) = items
+            .iter()
+            .enumerate()
+            .find(|(_, item)| {
+                item.as_object()
+                    .and_then(sniff_part)
+                    .is_some_and(|f| f != Format::Gemini)
+            })
+            .and_then(|(i, item)| item.get("type").and_then(Value::as_str).map(|t| (i, t)))
+    {
+        return format!("has content[{i}] of type {t:?}");
+    }
+    "does not have this format's shape".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_urls_give_their_mime_type() {
+        assert_eq!(
+            data_url_mime("data:image/png;base64,AAAA"),
+            Some("image/png")
+        );
+        assert_eq!(data_url_mime("data:,hello"), None);
+        assert_eq!(data_url_mime("https://x/y.png"), None);
+    }
+
+    #[test]
+    fn unknown_blocks_that_look_known_are_wrapped() {
+        let p = unknown_part(&json!({ "type": "x", "text": 3 }));
+        assert!(matches!(p.kind(), PartKind::Unknown));
+        let p = unknown_part(&json!({ "type": "x", "text": "t" }));
+        assert!(matches!(p.kind(), PartKind::Unknown));
+        assert!(p.as_map().contains_key("block"));
+    }
+}
