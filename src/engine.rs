@@ -19,7 +19,7 @@ use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, PromptSettings, SummaryRequest, build_summary_request,
     is_compaction_message, provider_scale, summary_message,
 };
-use crate::usage::{ParsedUsage, Usage};
+use crate::usage::{MAX_COUNT, ParsedUsage, Usage, add_counts};
 
 /// Version of the [`SavedState`] format.
 pub const SAVED_STATE_VERSION: u32 = 1;
@@ -633,6 +633,18 @@ pub struct SavedState {
     pub next_request_id: u64,
 }
 
+impl SavedState {
+    /// The fields of the JSON form, all required.
+    pub const FIELDS: [&'static str; 6] = [
+        "version",
+        "window",
+        "options",
+        "consecutiveFailures",
+        "lastPromptTokenCount",
+        "nextRequestId",
+    ];
+}
+
 /// The compaction state of one chat. Sans-IO: it never calls a model, never
 /// waits, never reads a clock; the host does that and reports back.
 ///
@@ -748,6 +760,17 @@ impl Compactor {
         }
         let thresholds = check_window(state.window).map_err(invalid)?;
         state.options.validate().map_err(invalid)?;
+        for (name, value) in [
+            ("lastPromptTokenCount", state.last_prompt_token_count),
+            ("nextRequestId", state.next_request_id),
+        ] {
+            if value > MAX_COUNT {
+                return Err(Error::new(
+                    ErrorCode::InvalidState,
+                    format!("saved state: {name} must be at most 2^53 - 1, got {value}"),
+                ));
+            }
+        }
         Ok(Compactor {
             window: state.window,
             thresholds,
@@ -780,6 +803,7 @@ impl Compactor {
             ));
         }
         let f = Fields::of(value, "saved state", ErrorCode::InvalidState)?;
+        f.only(&SavedState::FIELDS)?;
         let whole =
             |key: &str, max: f64| -> Result<f64, Error> { f.required(key, f.whole(key, max)?) };
         Compactor::restore(SavedState {
@@ -1035,7 +1059,7 @@ impl Compactor {
                 (unseen + head_estimate + pending.tail_estimate, true)
             }
         };
-        let new_tokens = new_tokens.ceil().max(0.0) as u64;
+        let new_tokens = (new_tokens.ceil().max(0.0) as u64).min(MAX_COUNT);
         if new_tokens > pending.history_tokens {
             let mut outcome = self.fail(pending, CompactionStatus::Inflated, None);
             outcome.new_token_count = new_tokens;
@@ -1204,10 +1228,11 @@ impl Compactor {
         let history_tokens = if self.last_prompt_token_count > 0 {
             self.last_prompt_token_count
         } else {
-            history_estimate.ceil() as u64
+            (history_estimate.ceil() as u64).min(MAX_COUNT)
         };
         let id = RequestId(self.next_request_id);
-        self.next_request_id = self.next_request_id.saturating_add(1);
+        // Ids stay exact as JS numbers (a restore accepts up to 2^53 − 1).
+        self.next_request_id = add_counts(self.next_request_id, 1);
         self.pending = Some(Pending {
             id,
             trigger,

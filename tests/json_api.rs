@@ -798,3 +798,54 @@ fn busy_while_in_flight_and_stale_ids_change_nothing() {
         "no request is in flight",
     );
 }
+
+#[test]
+fn huge_counts_are_clamped_listed_and_still_compact() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 1_000);
+    let update = ok(chats.report_usage(handle, r#"{"totalTokenCount":1e20}"#));
+    assert_eq!(update["lastPromptTokenCount"], 9_007_199_254_740_991_u64);
+    assert_eq!(update["ignored"].as_array().unwrap().len(), 1);
+    assert_eq!(ok(chats.usage(handle))["tier"], "hard");
+    // The check agrees with the indicator: the chat compacts, forced.
+    let (id, _) = start(&mut chats, handle, &history_text());
+    let result = done(ok(chats.abort(handle, id)));
+    assert_eq!(result["trigger"], "hard");
+    // And the state with that count restores.
+    let saved = chats.save(handle);
+    let saved = ok(saved).to_string();
+    let restored = ok(chats.restore(&saved))["handle"].as_u64().unwrap() as u32;
+    assert_eq!(ok(chats.save(restored)).to_string(), saved);
+    assert_eq!(
+        ok(json_api::estimate_prompt_tokens(
+            "[]",
+            USER_MESSAGE,
+            1e300,
+            ""
+        )),
+        json!(u64::MAX as f64)
+    );
+}
+
+#[test]
+fn malformed_and_deep_states_are_invalid_state() {
+    let mut chats = Chats::new();
+    let deep = format!("{}{}", r#"{"options":"#.repeat(300), "}".repeat(300));
+    assert_err(
+        chats.restore(&deep),
+        "INVALID_STATE",
+        "saved state.options.options.options.options...: nested more than 100 levels",
+    );
+    for state in [
+        "",
+        "[]",
+        "null",
+        "1",
+        "{",
+        r#"{"version":"1"}"#,
+        "\"\\ud800\"",
+    ] {
+        let (code, _) = err(chats.restore(state));
+        assert_eq!(code, "INVALID_STATE", "{state}");
+    }
+}
