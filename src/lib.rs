@@ -39,7 +39,8 @@ pub mod error;
 pub mod estimate;
 pub mod json_api;
 pub mod ladder;
-pub mod read;
+pub mod options;
+pub(crate) mod read;
 pub mod retention;
 pub mod settings;
 pub mod summary_request;
@@ -50,11 +51,12 @@ pub use calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
 pub use content::{Content, Part, PartKind};
 pub use context_report::{ContextReport, context_report, group_digits};
 pub use driver::{SummarizeError, Summarizer, before_send, compact_now};
-pub use engine::{
-    CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig,
-    LEGACY_OPTION_WARNING, NoopReason, ReadConfig, RequestId, SAVED_STATE_VERSION, SavedState,
-    SendDecision, SummaryAnswer, Trigger, UsageUpdate,
+pub use engine::judge::SummaryAnswer;
+pub use engine::outcome::{
+    CompactionOutcome, CompactionStatus, NoopReason, Run, SummarizerCause, Trigger,
 };
+pub use engine::saved_state::{SAVED_STATE_VERSION, SavedState};
+pub use engine::{Compactor, RequestId, SendDecision};
 pub use error::{Error, ErrorCode};
 pub use estimate::{
     DEFAULT_IMAGE_TOKEN_ESTIMATE, EstimateOptions, Estimator, Reference, TextEstimator,
@@ -65,6 +67,8 @@ pub use ladder::{
     SUMMARY_RESERVE, ThresholdRule, Thresholds, Tier, WARN_BUFFER, WARN_PCT_OFFSET,
     compute_thresholds, current_tier,
 };
+pub use options::{CompactionOptions, CompactorConfig, LEGACY_OPTION_WARNING, ReadConfig};
+pub use read::{MAX_COUNT, MAX_DEPTH};
 pub use retention::{RetentionRule, RetentionSettings, Split, split_point};
 pub use settings::{LoadedSettings, Settings, load_settings};
 pub use summary_request::{
@@ -74,7 +78,7 @@ pub use summary_request::{
 pub use tips::{
     CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_TIPS, CONTEXT_WARN, Tip, TipContext, select_tip,
 };
-pub use usage::{ParsedUsage, Usage};
+pub use usage::{ParsedUsage, Usage, UsageUpdate};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
