@@ -18,7 +18,7 @@
 //!   loop under a single request), a model message right after a user-side
 //!   message, which leaves every function call of the head with its
 //!   response; the new history then needs a one-line bridge before it (see
-//!   [`crate::engine::judge`]);
+//!   [`crate::summary_request::BRIDGE`]);
 //! * a function call at the very end, still waiting for the response the
 //!   host is about to send, always stays in the tail.
 //!

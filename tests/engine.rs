@@ -1078,3 +1078,37 @@ fn malformed_states_are_invalid_state() {
     let err = Compactor::restore(state).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidState);
 }
+
+#[test]
+fn the_outcome_splices_onto_the_hosts_history_keeping_messages_appended_meanwhile() {
+    let mut chat = chat_at(170_000);
+    let mut history = long_history();
+    let original = history.clone();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    // The user keeps typing while the summarizer runs.
+    history.push(user("one more thing"));
+    history.push(model("noted"));
+    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let head = outcome.head().unwrap().to_vec();
+    assert_eq!(head.len(), 2);
+    assert_eq!(outcome.summary(), Some(good_answer().text.as_str()));
+    let expected: Vec<Content> = head
+        .iter()
+        .chain(&original[36..])
+        .chain(&history[40..])
+        .cloned()
+        .collect();
+    assert_eq!(outcome.new_history(&history).unwrap(), expected);
+    assert_eq!(outcome.replaced(&history), &original[..36]);
+    let replaced = outcome.apply_to(&mut history);
+    assert_eq!(history, expected);
+    assert_eq!(replaced, original[..36]);
+    // On every other status the history is left alone.
+    let mut chat = chat_at(170_000);
+    let mut history = long_history();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let outcome = chat.handle_summary(id, failing_answer()).unwrap();
+    assert!(outcome.apply_to(&mut history).is_empty());
+    assert_eq!(history, long_history());
+    assert!(outcome.head().is_none() && outcome.summary().is_none() && outcome.cause().is_none());
+}

@@ -849,3 +849,52 @@ fn malformed_and_deep_states_are_invalid_state() {
         assert_eq!(code, "INVALID_STATE", "{state}");
     }
 }
+
+/// The quoted names in the TypeScript union that follows `start` in
+/// `src/wasm/types.d.ts`, up to the end of the declaration (`;`).
+fn ts_union(start: &str) -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/wasm/types.d.ts");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let at = text
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} is not in types.d.ts"));
+    let rest = &text[at + start.len()..];
+    let end = rest.find(';').unwrap_or(rest.len());
+    rest[..end]
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names
+}
+
+#[test]
+fn the_typescript_declarations_name_every_code_status_tier_estimator_and_tokenizer() {
+    use compaction_core::{CompactionStatus, ErrorCode, Estimator, Tier, TokenizerFamily};
+    let names = |list: Vec<&str>| sorted(list.into_iter().map(str::to_string).collect());
+    assert_eq!(
+        sorted(ts_union("export type CompactionErrorCode =")),
+        names(ErrorCode::ALL.iter().map(|c| c.as_str()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("statusName:")),
+        names(CompactionStatus::ALL.iter().map(|s| s.as_str()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type Tier =")),
+        names(Tier::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type Estimator =")),
+        names(Estimator::ALL.iter().map(|e| e.name()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type TokenizerFamily =")),
+        names(TokenizerFamily::ALL.iter().map(|t| t.name()).collect())
+    );
+}
