@@ -66,25 +66,39 @@ use crate::summary_request::{
 };
 use crate::tips::{self, TipContext};
 
-/// The envelope for a result.
-fn envelope<T: Serialize>(result: Result<T, Error>) -> String {
-    let value = match result {
-        Ok(value) => serde_json::to_value(value).map(|ok| json!({ "ok": ok })),
-        Err(error) => Ok(error_value(&error)),
-    };
-    match value {
-        Ok(value) => value.to_string(),
-        // Only a map with non-string keys fails to serialize; no result has one.
-        Err(e) => error_value(&Error::new(
-            ErrorCode::InvalidArgument,
-            format!("the result could not be written as JSON: {e}"),
-        ))
-        .to_string(),
-    }
+/// The JSON envelope every function returns.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Envelope<'a, T> {
+    Ok(T),
+    Error {
+        code: &'static str,
+        message: &'a str,
+    },
 }
 
-fn error_value(error: &Error) -> Value {
-    json!({ "error": { "code": error.code().as_str(), "message": error.message() } })
+/// The envelope for a result, written straight to text (a summary request
+/// holds the whole summarized history: no intermediate value).
+fn envelope<T: Serialize>(result: Result<T, Error>) -> String {
+    let written = match &result {
+        Ok(value) => serde_json::to_string(&Envelope::Ok(value)),
+        Err(error) => {
+            let envelope: Envelope<'_, ()> = Envelope::Error {
+                code: error.code().as_str(),
+                message: error.message(),
+            };
+            serde_json::to_string(&envelope)
+        }
+    };
+    // Only a map with non-string keys fails to serialize, and no result
+    // holds one; should it ever, the caller still gets an envelope.
+    written.unwrap_or_else(|e| {
+        json!({ "error": {
+            "code": ErrorCode::InvalidArgument.as_str(),
+            "message": format!("the result could not be written as JSON: {e}"),
+        } })
+        .to_string()
+    })
 }
 
 /// An optional JSON argument: `""` is "not given" (JSON `null`).
@@ -308,10 +322,13 @@ impl Chats {
     /// Frees a chat; any later call with its handle is `INVALID_STATE`
     /// ("this chat was freed"). A request in flight is dropped with it.
     pub fn free(&mut self, handle: u32) -> String {
-        envelope(self.chat(handle).map(|_| ()).map(|()| {
-            self.chats.remove(&handle);
-            Value::Null
-        }))
+        let next = self.next;
+        envelope(
+            self.chats
+                .remove(&handle)
+                .map(|_| Value::Null)
+                .ok_or_else(|| missing(handle, next)),
+        )
     }
 
     /// The state to keep across a reload (a `SavedState`); a request in
