@@ -10,7 +10,8 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorCode {
-    /// A context window that is not a finite number ≥ 0.
+    /// A context window that is not a finite number of tokens (≥ 0 for the
+    /// stateless ladder, ≥ 1 for a chat).
     InvalidWindow,
     /// An argument of the wrong type or outside its range.
     InvalidArgument,
