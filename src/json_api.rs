@@ -53,7 +53,7 @@ use serde_json::{Value, json};
 
 use crate::content::Content;
 use crate::context_report::context_report as build_context_report;
-use crate::engine::outcome::CompactionOutcome;
+use crate::engine::outcome::{CompactionOutcome, CompactionStatus};
 use crate::engine::{Compactor, RequestId, SendDecision};
 use crate::error::{Error, ErrorCode, show_number};
 use crate::estimate::{self, EstimateOptions};
@@ -224,6 +224,22 @@ pub fn ladder_constants() -> String {
         "acknowledgement": ACKNOWLEDGEMENT,
         "bridge": BRIDGE,
     })))
+}
+
+/// The statuses, name to number (`{"COMPRESSED": 1, ...}`), from the one
+/// list ([`CompactionStatus::ALL`]), so that the JS `CompressionStatus`
+/// enum is built from it rather than repeated.
+pub fn statuses() -> String {
+    let map: serde_json::Map<String, Value> = CompactionStatus::ALL
+        .iter()
+        .map(|s| (s.as_str().to_string(), Value::from(s.code())))
+        .collect();
+    envelope::<Value>(Ok(Value::Object(map)))
+}
+
+/// Every error code, from the one list ([`ErrorCode::ALL`]).
+pub fn error_codes() -> String {
+    envelope::<Vec<&str>>(Ok(ErrorCode::ALL.iter().map(|c| c.as_str()).collect()))
 }
 
 /// What [`Chats::before_send`], [`Chats::compact`], [`Chats::answer`],
