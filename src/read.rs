@@ -1,13 +1,163 @@
-//! Reading plain JSON data (options, contexts, saved states) by hand, with
-//! errors that name the field, say what it held and what was expected.
+//! The input layer: everything the library reads from outside goes
+//! through here, and each field's rule is written here once.
+//!
+//! * [`parse_json`] turns JSON text into a value, tolerating lone-surrogate
+//!   escapes and refusing nesting past [`MAX_DEPTH`] with the path;
+//! * the [`Rule`] constants hold each number rule (a token count, a window,
+//!   `imageTokenEstimate`, a percent, …) with the words its errors use, for
+//!   options, settings, saved states, tips and the JSON API alike;
+//! * [`Fields`] reads an object field by field, with errors that name the
+//!   field, say what it held ([`describe`]) and what was expected.
 //!
 //! serde's derived readers say neither which field was wrong nor in words a
 //! JS developer expects, and in the wasm module they bring core's float
-//! printer along (tens of KB). The JS layer reads everything through these.
+//! printer along (tens of KB). Only [`crate::error`] is below this module.
 
 use serde_json::{Map, Value};
 
-use crate::error::{Error, ErrorCode, describe};
+use crate::error::{Error, ErrorCode, show_number};
+
+/// The number a non-finite marker stands for. In option-like inputs the JS
+/// layer writes NaN and ±Infinity, which JSON cannot hold, as
+/// `{"$nonFinite": "NaN"}` (or `"Infinity"`, `"-Infinity"`), so that the
+/// reader can say which field held one instead of seeing `null`.
+pub fn non_finite(value: &serde_json::Value) -> Option<f64> {
+    let serde_json::Value::Object(map) = value else {
+        return None;
+    };
+    if map.len() != 1 {
+        return None;
+    }
+    match map.get("$nonFinite")?.as_str()? {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// Describes a JSON value's type for error messages ("a string", "null", …).
+pub fn describe(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    if let Some(n) = non_finite(value) {
+        return show_number(n);
+    }
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.chars().count() > 40 => "a string".into(),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// The largest count this library holds: 2^53 − 1
+/// (`Number.MAX_SAFE_INTEGER`), the largest whole number a JS number holds
+/// exactly.
+pub const MAX_COUNT: u64 = (1 << 53) - 1;
+
+/// A rule for a number from outside: what it must be, in the words its
+/// error uses, and the test.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// What the number must be ("a finite number >= 1").
+    pub expected: &'static str,
+    /// Whether `n` satisfies the rule.
+    pub ok: fn(f64) -> bool,
+    /// The error code when it does not.
+    pub code: ErrorCode,
+}
+
+/// A token count passed as a number: finite, ≥ 0.
+pub const TOKEN_COUNT: Rule = Rule {
+    expected: "a finite number of tokens >= 0",
+    ok: |n| n.is_finite() && n >= 0.0,
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A context window for the stateless ladder: finite, ≥ 0 (the spec's table
+/// has a row for 0).
+pub const WINDOW: Rule = Rule {
+    expected: "a finite number of tokens >= 0",
+    ok: |n| n.is_finite() && n >= 0.0,
+    code: ErrorCode::InvalidWindow,
+};
+
+/// A chat's context window: finite, ≥ 1. A window of 0 would put every
+/// threshold at 0 and compact on every send; it is almost always a host that
+/// does not know its model's window.
+pub const CHAT_WINDOW: Rule = Rule {
+    expected: "a finite number of tokens >= 1",
+    ok: |n| n.is_finite() && n >= 1.0,
+    code: ErrorCode::InvalidWindow,
+};
+
+/// `imageTokenEstimate`: tokens per image or document, finite, ≥ 1.
+pub const IMAGE_TOKEN_ESTIMATE: Rule = Rule {
+    expected: "a finite number >= 1",
+    ok: |n| n.is_finite() && n >= 1.0,
+    code: ErrorCode::InvalidArgument,
+};
+
+/// `excludeContextWindowPercent`: a percent of the window, 0 to 100.
+pub const PERCENT: Rule = Rule {
+    expected: "a number from 0 to 100",
+    ok: |n| (0.0..=100.0).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A small count held as `u32` (`excludeMessages`, `consecutiveFailures`,
+/// a state's version): a whole number from 0 to 2^32 − 1.
+pub const SMALL_COUNT: Rule = Rule {
+    expected: "an integer >= 0",
+    ok: |n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A count or id held as `u64`: a whole number from 0 to [`MAX_COUNT`].
+pub const COUNT: Rule = Rule {
+    expected: "an integer >= 0",
+    ok: |n| n.fract() == 0.0 && (0.0..=MAX_COUNT as f64).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+impl Rule {
+    /// The same rule, reported with another code (`INVALID_SETTINGS` in a
+    /// settings file, `INVALID_STATE` in a saved state).
+    pub const fn with_code(self, code: ErrorCode) -> Rule {
+        Rule { code, ..self }
+    }
+
+    /// Checks a number passed as is; `name` names it in the error.
+    pub fn check(&self, name: &str, n: f64) -> Result<f64, Error> {
+        if (self.ok)(n) {
+            Ok(n)
+        } else {
+            Err(Error::new(
+                self.code,
+                format!("{name} must be {}, got {}", self.expected, show_number(n)),
+            ))
+        }
+    }
+
+    /// Reads a JSON value that must be a number under this rule.
+    pub fn read(&self, name: &str, value: &Value) -> Result<f64, Error> {
+        match value.as_f64() {
+            Some(n) if (self.ok)(n) => Ok(n),
+            _ => Err(Error::new(
+                self.code,
+                format!("{name} must be {}, got {}", self.expected, describe(value)),
+            )),
+        }
+    }
+}
+
+/// Checks that a token count from outside is a finite number ≥ 0.
+pub fn check_count(name: &str, value: f64) -> Result<f64, Error> {
+    TOKEN_COUNT.check(name, value)
+}
 
 /// An object's fields, with the path and error code to report against.
 pub struct Fields<'a> {
@@ -21,7 +171,7 @@ impl<'a> Fields<'a> {
     /// empty one).
     pub fn of(value: &'a Value, path: &'a str, code: ErrorCode) -> Result<Fields<'a>, Error> {
         match value {
-            Value::Object(map) => Ok(Fields {
+            Value::Object(map) if non_finite(value).is_none() => Ok(Fields {
                 map: Some(map),
                 path,
                 code,
@@ -84,14 +234,25 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// The largest whole number a JS number holds exactly.
-    pub const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    /// A number field under `rule`, reported with this object's code.
+    pub fn rule(&self, key: &str, rule: &Rule) -> Result<Option<f64>, Error> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(value) => rule
+                .with_code(self.code)
+                .read(&format!("{}.{key}", self.path), value)
+                .map(Some),
+        }
+    }
 
-    /// A whole number field in `0..=max`.
-    pub fn whole(&self, key: &str, max: f64) -> Result<Option<f64>, Error> {
-        self.number(key, "a whole number >= 0", |n| {
-            n.fract() == 0.0 && (0.0..=max).contains(&n)
-        })
+    /// A `u32` field ([`SMALL_COUNT`]).
+    pub fn small_count(&self, key: &str) -> Result<Option<u32>, Error> {
+        Ok(self.rule(key, &SMALL_COUNT)?.map(|n| n as u32))
+    }
+
+    /// A `u64` field up to [`MAX_COUNT`] ([`COUNT`]).
+    pub fn count(&self, key: &str) -> Result<Option<u64>, Error> {
+        Ok(self.rule(key, &COUNT)?.map(|n| n as u64))
     }
 
     /// A string field.
@@ -143,4 +304,185 @@ impl<'a> Fields<'a> {
     fn error(&self, message: String) -> Error {
         Error::new(self.code, message)
     }
+}
+
+/// How deep arrays and objects may nest in JSON text from outside. Real
+/// messages and options stay far below it; the limit keeps a hostile
+/// 10 000-deep value from exhausting the (1 MiB, in wasm) stack, and sits
+/// below serde_json's own limit (128) so that the error can name the path.
+pub const MAX_DEPTH: usize = 100;
+
+/// Parses JSON text from outside into a value, with two tolerances the JS
+/// layer relies on:
+///
+/// * a lone-surrogate escape (`"\ud800"` without its low half, or a lone
+///   `"\udc00"`), which ES2019 `JSON.stringify` writes for a JS string
+///   holding one, reads as U+FFFD (what the JS string's one code unit is
+///   counted as), never as an error;
+/// * nesting deeper than [`MAX_DEPTH`] is an error with `code` that names
+///   the path of the too-deep value (`history[3].parts[0]...`).
+///
+/// Any other malformed text is an error with `code` naming `name`.
+pub fn parse_json(text: &str, name: &str, code: ErrorCode) -> Result<Value, Error> {
+    let scan = scan_text(text.as_bytes());
+    if scan.max_depth > MAX_DEPTH {
+        return Err(Error::new(
+            code,
+            format!(
+                "{name}{}: nested more than {MAX_DEPTH} levels",
+                too_deep_path(text.as_bytes())
+            ),
+        ));
+    }
+    let result = if scan.lone_surrogates.is_empty() {
+        serde_json::from_str(text)
+    } else {
+        serde_json::from_str(&replace_lone_surrogates(text, &scan.lone_surrogates))
+    };
+    result.map_err(|e| Error::new(code, format!("{name} is not valid JSON text: {e}")))
+}
+
+/// What one pass over JSON text found.
+struct TextScan {
+    max_depth: usize,
+    /// Byte offsets of `\uXXXX` escapes that are lone surrogates.
+    lone_surrogates: Vec<usize>,
+}
+
+/// The value of the four hex digits at `at`, if they are four hex digits.
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let mut value = 0;
+    for &b in digits {
+        value = value * 16 + char::from(b).to_digit(16)?;
+    }
+    Some(value)
+}
+
+fn scan_text(bytes: &[u8]) -> TextScan {
+    let mut scan = TextScan {
+        max_depth: 0,
+        lone_surrogates: Vec::new(),
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'"' => in_string = false,
+                b'\\' => {
+                    if bytes.get(i + 1) == Some(&b'u')
+                        && let Some(unit) = hex4(bytes, i + 2)
+                    {
+                        if (0xD800..0xDC00).contains(&unit) {
+                            let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
+                                .then(|| hex4(bytes, i + 8))
+                                .flatten();
+                            if low.is_some_and(|l| (0xDC00..0xE000).contains(&l)) {
+                                i += 12;
+                                continue;
+                            }
+                            scan.lone_surrogates.push(i);
+                        } else if (0xDC00..0xE000).contains(&unit) {
+                            scan.lone_surrogates.push(i);
+                        }
+                        i += 6;
+                        continue;
+                    }
+                    // Any other escape is two bytes; a bad one is serde's error.
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    scan.max_depth = scan.max_depth.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    scan
+}
+
+fn replace_lone_surrogates(text: &str, at: &[usize]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for &i in at {
+        // Each offset starts a six-byte ASCII escape, so these are char boundaries.
+        out.push_str(&text[last..i]);
+        out.push_str("\\ufffd");
+        last = i + 6;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The path to the first value nested deeper than [`MAX_DEPTH`]: its first
+/// few steps, then `...`.
+fn too_deep_path(bytes: &[u8]) -> String {
+    /// Where the scan is inside one open array or object.
+    enum Frame {
+        Array(usize),
+        Object(Option<String>),
+    }
+    const SHOWN: usize = 4;
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = i.min(bytes.len());
+                if let Some(Frame::Object(key @ None)) = stack.last_mut() {
+                    *key = Some(String::from_utf8_lossy(&bytes[start..end]).into_owned());
+                }
+            }
+            b'[' | b'{' => {
+                if stack.len() == MAX_DEPTH {
+                    let mut path = String::new();
+                    for frame in stack.iter().take(SHOWN) {
+                        match frame {
+                            Frame::Array(index) => path.push_str(&format!("[{index}]")),
+                            Frame::Object(Some(key)) => {
+                                path.push('.');
+                                path.push_str(key);
+                            }
+                            Frame::Object(None) => {}
+                        }
+                    }
+                    path.push_str("...");
+                    return path;
+                }
+                stack.push(if bytes[i] == b'[' {
+                    Frame::Array(0)
+                } else {
+                    Frame::Object(None)
+                });
+            }
+            b']' | b'}' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(index)) => *index += 1,
+                Some(Frame::Object(key)) => *key = None,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    String::new()
 }

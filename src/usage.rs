@@ -15,12 +15,23 @@
 //! what [`Usage`] serializes to). A count that is missing, negative, not
 //! finite or not a number is ignored and named in [`ParsedUsage::ignored`]:
 //! a bad count must never be trusted, because a count that is too low would
-//! skip a compaction the chat needs.
+//! skip a compaction the chat needs. A count above [`MAX_COUNT`] (2^53 − 1,
+//! the largest whole number a JS number holds exactly) is clamped to it and
+//! named there too, and so are sums that would pass it: every count this
+//! library reports is exact as a JS number, and a saved state holding one
+//! restores.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::describe;
+pub use crate::read::MAX_COUNT;
+use crate::read::describe;
+
+/// `a + b`, clamped to [`MAX_COUNT`]: counts are added wherever they come
+/// from, and none may wrap or leave the range a JS number holds exactly.
+pub fn add_counts(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(MAX_COUNT)
+}
 
 /// Token counts of one API call, normalized across providers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -107,7 +118,7 @@ impl Usage {
             // model saw is the sum.
             for key in ANTHROPIC_CACHE {
                 if let Some(cached) = count(map, key, &mut ignored) {
-                    usage.input_tokens = usage.input_tokens.map(|n| n.saturating_add(cached));
+                    usage.input_tokens = usage.input_tokens.map(|n| add_counts(n, cached));
                 }
             }
         }
@@ -123,11 +134,10 @@ impl Usage {
             return Some(total);
         }
         let input = self.input_tokens?;
-        Some(
-            input
-                .saturating_add(self.output_tokens.unwrap_or(0))
-                .saturating_add(self.thoughts_tokens.unwrap_or(0)),
-        )
+        Some(add_counts(
+            add_counts(input, self.output_tokens.unwrap_or(0)),
+            self.thoughts_tokens.unwrap_or(0),
+        ))
     }
 
     /// Tokens of the answer that enter the history: the output count, else
@@ -144,7 +154,7 @@ impl Usage {
     /// (`maxOutputTokens`) limits.
     pub fn generated_tokens(&self) -> Option<u64> {
         let answer = self.answer_tokens()?;
-        Some(answer.saturating_add(self.thoughts_tokens.unwrap_or(0)))
+        Some(add_counts(answer, self.thoughts_tokens.unwrap_or(0)))
     }
 }
 
@@ -161,8 +171,10 @@ impl<'de> Deserialize<'de> for Usage {
 fn unwrap_usage(value: &Value) -> Option<&Map<String, Value>> {
     let map = value.as_object()?;
     for wrapper in ["usageMetadata", "usage"] {
-        if let Some(Value::Object(inner)) = map.get(wrapper) {
-            return Some(inner);
+        if let Some(inner @ Value::Object(inner_map)) = map.get(wrapper)
+            && crate::read::non_finite(inner).is_none()
+        {
+            return Some(inner_map);
         }
     }
     Some(map)
@@ -187,7 +199,16 @@ fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Opti
         Some(n) if n.is_finite() && n >= 0.0 => {
             // A fractional count is not something a tokenizer produces;
             // rounding up keeps it on the side of compacting earlier.
-            Some(n.ceil().min(u64::MAX as f64) as u64)
+            let n = n.ceil();
+            if n > MAX_COUNT as f64 {
+                ignored.push(format!(
+                    "{key} is above 2^53 - 1, the largest count a JS number holds exactly; \
+                     clamped to it, got {}",
+                    describe(value)
+                ));
+                return Some(MAX_COUNT);
+            }
+            Some(n as u64)
         }
         _ if value.is_null() => None,
         _ => {
@@ -198,4 +219,18 @@ fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Opti
             None
         }
     }
+}
+
+/// What [`crate::Compactor::handle_usage`] took from a usage object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageUpdate {
+    /// Whether the usage held a count the prompt size could be taken from.
+    pub taken: bool,
+    /// `last_prompt_token_count` after the update.
+    pub last_prompt_token_count: u64,
+    /// The counts that were read.
+    pub usage: Usage,
+    /// Fields that were present but ignored (or clamped), and why.
+    pub ignored: Vec<String>,
 }

@@ -28,7 +28,8 @@ use super::{
     thought_part, unknown_part,
 };
 use crate::content::Part;
-use crate::error::{Error, describe};
+use crate::error::Error;
+use crate::read::describe;
 
 const ROLES: &str = "\"system\", \"user\", \"assistant\" or \"tool\"";
 

@@ -27,7 +27,8 @@ use super::{
     thought_part, unknown_part,
 };
 use crate::content::{Content, Part};
-use crate::error::{Error, describe};
+use crate::error::Error;
+use crate::read::describe;
 
 const ROLES: &str = "\"user\" or \"assistant\" (the system prompt is the request's `system`)";
 

@@ -12,7 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::{CallRef, Format, ReadMessage, Speaker, invalid, mismatch, observed_part};
 use crate::content::{Content, PartKind};
-use crate::error::{Error, describe};
+use crate::error::Error;
+use crate::read::describe;
 
 /// Reads one Gemini message (see the module docs).
 pub(crate) fn read_message(message: Value, path: &str) -> Result<ReadMessage, Error> {

@@ -50,7 +50,8 @@ use std::str::FromStr;
 use serde_json::{Map, Value, json};
 
 use crate::content::{Content, Part, PartKind};
-use crate::error::{Error, ErrorCode, describe};
+use crate::error::{Error, ErrorCode};
+use crate::read::describe;
 
 pub mod ai_sdk;
 pub mod anthropic;

@@ -26,7 +26,8 @@ use super::{
     opt_string, part_type, response_part, sniff_part, string, text_part, url_media,
 };
 use crate::content::Part;
-use crate::error::{Error, describe};
+use crate::error::Error;
+use crate::read::describe;
 
 const ROLES: &str = "\"system\", \"developer\", \"user\", \"assistant\" or \"tool\"";
 
