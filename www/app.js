@@ -1,9 +1,9 @@
 // The page: loads the web build of the package, then wires the window, the
 // ladder, the token count, the estimator box and the session simulator.
 import init, * as cc from "../pkg/web/compaction_core.js";
-import { renderLadder, renderMarker } from "./ladder.js";
+import { renderLadder, renderMarker, useLadderConstants } from "./ladder.js";
 import { percent, tokens } from "./format.js";
-import { probeEstimators } from "./estimators.js";
+import { ESTIMATOR_CHOICES } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
 import { SAMPLES } from "./samples.js";
 import { providerNote, Simulator } from "./simulator.js";
@@ -17,7 +17,6 @@ const DEFAULT_TOKENS = 150_000;
 const $ = (id) => document.getElementById(id);
 const state = { window: DEFAULT_WINDOW, thresholds: null, tokens: DEFAULT_TOKENS };
 let sim = null;
-let estimators = [];
 
 function showError(el, error) {
   el.textContent = error ? `${error.code ?? error.name}: ${error.message}` : "";
@@ -129,14 +128,8 @@ function wireWindow() {
   });
 }
 
-function wireEstimator(missing) {
-  const note = missing.length
-    ? ` Not in this build (left out): ${[...new Set(missing.map((m) => m.options.estimator))].join(", ")} — the library answered “${missing[0].reason}”.`
-    : "";
-  const refresh = () => {
-    renderEstimates(cc, estimators);
-    $("estimator-note").textContent += note;
-  };
+function wireEstimator() {
+  const refresh = () => renderEstimates(cc, ESTIMATOR_CHOICES);
   $("estimator-input").addEventListener("input", refresh);
   $("image-token-estimate").addEventListener("input", refresh);
   for (const button of document.querySelectorAll("[data-sample]")) {
@@ -150,32 +143,19 @@ function wireEstimator(missing) {
 }
 
 function wireSimulator() {
-  if (typeof cc.ChatCompactor !== "function") {
-    const msg = $("sim-unavailable");
-    msg.textContent = "This build of the package has no ChatCompactor class yet: the simulator needs it.";
-    msg.hidden = false;
-    for (const b of document.querySelectorAll("#sim button")) b.disabled = true;
-    return;
-  }
   const select = $("sim-estimator");
   // The library's own default first, named by what a fresh compactor saves.
-  let label = "library default";
-  try {
-    const probe = new cc.ChatCompactor({ window: 100_000 });
-    const { estimator, tokenizer } = probe.save().options;
-    probe.free();
-    label += `: ${[estimator, tokenizer].filter(Boolean).join(" · ")}`;
-  } catch {
-    // Named generically then.
-  }
-  select.add(new Option(label, "default"));
-  for (const [i, choice] of estimators.entries()) select.add(new Option(choice.label, String(i)));
+  const fresh = new cc.ChatCompactor({ window: 100_000 });
+  const { estimator, tokenizer } = fresh.save().options;
+  fresh.free();
+  select.add(new Option(`library default: ${estimator} · ${tokenizer}`, "default"));
+  for (const [i, choice] of ESTIMATOR_CHOICES.entries()) select.add(new Option(choice.label, String(i)));
   const mode = () => document.querySelector('input[name="summarizer"]:checked').value;
   sim = new Simulator(cc, {
     window: () => state.window,
     mode,
     endpoint: () => ({ url: $("endpoint-url").value.trim(), key: $("endpoint-key").value, model: $("endpoint-model").value.trim() }),
-    estimatorOptions: () => (select.value === "default" ? {} : estimators[Number(select.value)].options),
+    estimatorOptions: () => (select.value === "default" ? {} : ESTIMATOR_CHOICES[Number(select.value)].options),
   });
   $("sim-provider-note").textContent = providerNote(sim.provider);
   for (const radio of document.querySelectorAll('input[name="summarizer"]')) {
@@ -198,14 +178,16 @@ async function main() {
     showError($("load-error"), new Error(`could not load the package from ../pkg/web/ (run scripts/build): ${error.message}`));
     return;
   }
-  const probed = probeEstimators(cc);
-  estimators = probed.available;
+  const constants = cc.ladderConstants();
+  useLadderConstants(constants);
+  $("sim-breaker-limit").textContent = String(constants.maxConsecutiveFailures);
+  $("image-token-estimate").value = String(constants.defaultImageTokenEstimate);
   buildPresets();
   wireWindow();
   wireCount();
   setWindow(DEFAULT_WINDOW);
   setTokens(DEFAULT_TOKENS);
-  wireEstimator(probed.missing);
+  wireEstimator();
   wireSimulator();
   $("main").dataset.ready = "true";
 }

@@ -3,16 +3,26 @@
 // that set it, and a marker for the current prompt size.
 import { percent, position, short, tokens } from "./format.js";
 
-/** What each rule means, per threshold (SPEC §1). */
-const RULES = {
-  warn: { pct: "proportional: 0.6 × window", abs: "absolute: auto − 20,000" },
-  auto: { pct: "proportional: 0.7 × window", abs: "absolute: effective window − 13,000" },
-  hard: { abs: "absolute: effective window − 3,000", auto: "collapsed onto auto (small window)" },
-};
 const RULE_SHORT = { pct: "pct", abs: "abs", auto: "= auto" };
+/** What each rule means, per threshold (SPEC §1), from the library's own constants. */
+let RULES = {};
+/** The summary reserve at the top of the window, from the library. */
+let RESERVE = 0;
+
+/** Takes the ladder's constants from the library (`ladderConstants()`); call once, before drawing. */
+export function useLadderConstants(c) {
+  // 0.7 − 0.1 in doubles is 0.6 with a tail: round for the label only.
+  const warnPct = Math.round((c.pct - c.warnPctOffset) * 1e6) / 1e6;
+  RULES = {
+    warn: { pct: `proportional: ${warnPct} × window`, abs: `absolute: auto − ${tokens(c.warnBuffer)}` },
+    auto: { pct: `proportional: ${c.pct} × window`, abs: `absolute: effective window − ${tokens(c.autocompactBuffer)}` },
+    hard: { abs: `absolute: effective window − ${tokens(c.hardBuffer)}`, auto: "collapsed onto auto (small window)" },
+  };
+  RESERVE = c.summaryReserve;
+}
 
 export function ruleText(name, rule) {
-  return RULES[name][rule] ?? rule;
+  return RULES[name]?.[rule] ?? rule;
 }
 
 const $ = (id) => document.getElementById(id);
@@ -64,7 +74,7 @@ export function renderLadder(t) {
   });
   const reserve = w - t.effectiveWindow;
   $("ladder-end").textContent = t.effectiveWindow === 0 && w > 0
-    ? `window ${tokens(w)} · hatched: all of it is within the 20,000 reserve`
+    ? `window ${tokens(w)} · hatched: all of it is within the ${tokens(RESERVE)} reserve`
     : reserve > 0 ? `window ${tokens(w)} · hatched: ${tokens(reserve)} reserve` : `window ${tokens(w)}`;
 
   const reserveShown = w > 0 && t.effectiveWindow < w;
@@ -93,7 +103,7 @@ function caption(t) {
   if (t.hardRule === "auto") {
     parts.push("On a window this small hard collapses onto auto: there is no [auto, hard) band, every compaction is forced and the failure breaker never comes into play.");
   }
-  if (t.effectiveWindow === 0) parts.push("The window is smaller than the 20,000-token reserve: the effective window is reported as 0.");
+  if (t.effectiveWindow === 0) parts.push(`The window is smaller than the ${tokens(RESERVE)}-token reserve: the effective window is reported as 0.`);
   return parts.join(" ");
 }
 

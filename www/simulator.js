@@ -9,28 +9,17 @@ import { percent, tokens } from "./format.js";
  * The simulated provider's count of a prompt: what no estimator sees (the
  * system prompt and the tool declarations), plus each message as the
  * library's calibrated estimator for the o200k family counts it, standing in
- * for the provider's tokenizer. A build without that estimator falls back to
- * the reference estimate divided by its measured over-count on agent
- * sessions (SPEC §2: about 1.6×). Deterministic either way.
+ * for the provider's tokenizer. Deterministic.
  */
 export const PROVIDER_UNSEEN_TOKENS = 2_500;
 const PROVIDER_TOKENIZER = { estimator: "calibrated", tokenizer: "o200k" };
-const REFERENCE_OVERCOUNT = 1.6;
 
-/** How the simulated provider counts one message, for this build of the package. */
+/** How the simulated provider counts one message. */
 export function providerModel(cc) {
-  try {
-    cc.estimateContentTokens([{ role: "user", parts: [{ text: "probe" }] }], PROVIDER_TOKENIZER);
-    return {
-      count: (message) => cc.estimateContentTokens([message], PROVIDER_TOKENIZER),
-      note: "the library's calibrated estimator for the o200k tokenizer family counts it (standing in for the provider's tokenizer)",
-    };
-  } catch {
-    return {
-      count: (message) => Math.ceil(cc.estimateContentTokens([message], { estimator: "reference" }) / REFERENCE_OVERCOUNT),
-      note: `its reference estimate ÷ ${REFERENCE_OVERCOUNT} (the reference rule's over-count on agent sessions, SPEC §2)`,
-    };
-  }
+  return {
+    count: (message) => cc.estimateContentTokens([message], PROVIDER_TOKENIZER),
+    note: "the library's calibrated estimator for the o200k tokenizer family counts it (standing in for the provider's tokenizer)",
+  };
 }
 
 export function providerNote(model) {
@@ -49,6 +38,8 @@ export class Simulator {
   constructor(cc, host) {
     this.cc = cc;
     this.host = host;
+    // The breaker's limit, the summary's tag and the bridge line: the library's.
+    this.constants = cc.ladderConstants();
     this.costs = new WeakMap();
     this.provider = providerModel(cc);
     this.busy = false;
@@ -113,6 +104,7 @@ export class Simulator {
 
   summarizer() {
     return makeSummarizer(this.host.mode(), {
+      constants: this.constants,
       endpoint: this.host.endpoint(),
       getSignal: () => this.abort?.signal,
       onRequest: (request) => {
@@ -213,7 +205,7 @@ export class Simulator {
     }
     if (didRun || result.noopReason === "breakerOpen") this.log(result, before);
     if (result.noopReason === "breakerOpen") {
-      this.notice(`Breaker open after 3 failures in a row: request ${this.requests + 1} is sent as it is, at ${tokens(result.estimate)} tokens. `
+      this.notice(`Breaker open after ${this.constants.maxConsecutiveFailures} failures in a row: request ${this.requests + 1} is sent as it is, at ${tokens(result.estimate)} tokens. `
         + "Compaction runs again when the prompt reaches hard, or on /compact.");
     }
   }
@@ -293,7 +285,7 @@ export class Simulator {
     root.dataset.tokens = String(usage.tokens);
     root.dataset.tier = usage.tier;
     root.dataset.failures = String(this.chat.consecutiveFailures);
-    const open = this.chat.consecutiveFailures >= 3;
+    const open = this.chat.consecutiveFailures >= this.constants.maxConsecutiveFailures;
     root.dataset.breaker = open ? "open" : "closed";
     $("sim-usage-text").textContent = `${tokens(usage.tokens)} of ${tokens(usage.thresholds.window)} tokens (${percent(usage.percentUsed)}), ${tokens(usage.tokensUntilAuto)} before auto`;
     $("sim-usage-text").dataset.tokens = String(usage.tokens);

@@ -3,7 +3,9 @@
 // made to fail in each way the library distinguishes, and a real
 // OpenAI-compatible endpoint typed in by the user.
 
-const SUMMARY_OPEN = "<conversation-summary>";
+// The summary's opening tag, the bridge line and the sections the library's
+// prompt asks for: the stand-in writes what the library expects, read from
+// the library itself (`ladderConstants()`).
 const SECTIONS = ["User intent and requirements", "Task status", "Files", "Decisions and constraints", "Next steps", "Tool calls summarized"];
 
 /** Bullets of an earlier summary, per section, so that the new one folds them in. */
@@ -23,7 +25,7 @@ function earlierBullets(text) {
  * nothing; it only collects the user's requests, which of them got a final
  * answer, the files the tools read and changed, and the tool calls.
  */
-export function standInSummary(request) {
+export function standInSummary(request, { summaryOpenTag, bridge }) {
   // The last message is the library's directive ("Write the snapshot…").
   const messages = request.contents.slice(0, -1);
   const requests = [];
@@ -36,8 +38,8 @@ export function standInSummary(request) {
   for (const message of messages) {
     for (const part of message.parts ?? []) {
       if (typeof part.text === "string" && message.role !== "model") {
-        if (part.text.trimStart().startsWith(SUMMARY_OPEN)) earlier = earlierBullets(part.text);
-        else if (!part.text.startsWith("Continue from where")) { open = part.text; requests.push(part.text); }
+        if (part.text.trimStart().startsWith(summaryOpenTag)) earlier = earlierBullets(part.text);
+        else if (part.text !== bridge) { open = part.text; requests.push(part.text); }
       } else if (part.functionCall) {
         const { name, args = {} } = part.functionCall;
         toolCounts.set(name, (toolCounts.get(name) ?? 0) + 1);
@@ -111,11 +113,12 @@ export const SUMMARIZER_LABELS = {
 };
 
 /**
- * The summarize callback for `mode`. `onRequest` sees each request (the page
+ * The summarize callback for `mode`. `constants` are the library's
+ * (`ladderConstants()`). `onRequest` sees each request (the page
  * shows its output cap and thinking setting). `getSignal` gives the abort
  * signal of the run in flight.
  */
-export function makeSummarizer(mode, { endpoint, onRequest, getSignal } = {}) {
+export function makeSummarizer(mode, { constants, endpoint, onRequest, getSignal }) {
   return async (request) => {
     onRequest?.(request);
     switch (mode) {
@@ -124,13 +127,13 @@ export function makeSummarizer(mode, { endpoint, onRequest, getSignal } = {}) {
       case "empty":
         return { text: "", finishReason: "STOP" };
       case "truncated": {
-        const text = standInSummary(request);
+        const text = standInSummary(request, constants);
         return { text: text.slice(0, Math.ceil(text.length / 2)), finishReason: "MAX_TOKENS" };
       }
       case "endpoint":
         return endpointSummary(request, endpoint, getSignal?.());
       default:
-        return { text: standInSummary(request), finishReason: "STOP" };
+        return { text: standInSummary(request, constants), finishReason: "STOP" };
     }
   };
 }
