@@ -24,7 +24,8 @@
 //! A `done` result is the outcome's data (`status` as a number and
 //! `statusName`, `trigger`, `forced`, `noopReason`, `estimate`, `tier`,
 //! `keptFrom`, `originalTokenCount`, `newTokenCount`,
-//! `newTokenCountEstimated`, `consecutiveFailures`, `summary`), plus on
+//! `newTokenCountEstimated`, `consecutiveFailures`, `summary`,
+//! `summaryCheck`), plus on
 //! COMPRESSED `head`, the messages the new history starts with (summary,
 //! acknowledgement, and a bridge when the kept tail starts with a model
 //! message). The caller builds the new history as `head` followed by its own

@@ -10,6 +10,7 @@ use crate::calibrated::TokenizerFamily;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::EstimateOptions;
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
+use crate::ledger::LedgerOptions;
 use crate::read::{CHAT_WINDOW, Fields, PERCENT, describe, non_finite};
 use crate::retention::RetentionSettings;
 use crate::settings::Settings;
@@ -33,6 +34,10 @@ pub struct CompactionOptions {
     /// `systemPrompt` (replaces the default) and `extraInstructions` (appended).
     #[serde(flatten)]
     pub prompt: PromptSettings,
+    /// `ledger`, nested: what compaction records from the replaced messages
+    /// besides the model's summary (on by default; `{ enabled: false }`
+    /// turns it off). See [`crate::ledger`].
+    pub ledger: LedgerOptions,
 }
 
 impl Default for CompactionOptions {
@@ -41,13 +46,14 @@ impl Default for CompactionOptions {
             estimate: EstimateOptions::for_thresholds(TokenizerFamily::Universal),
             retention: RetentionSettings::default(),
             prompt: PromptSettings::default(),
+            ledger: LedgerOptions::default(),
         }
     }
 }
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 7] = [
+    pub const FIELDS: [&'static str; 8] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -55,6 +61,7 @@ impl CompactionOptions {
         "excludeContextWindowPercent",
         "systemPrompt",
         "extraInstructions",
+        "ledger",
     ];
 
     /// Reads options from plain JSON over the defaults (`null` gives the
@@ -99,6 +106,12 @@ impl CompactionOptions {
                 system_prompt: text("systemPrompt")?,
                 extra_instructions: text("extraInstructions")?,
             },
+            ledger: match fields.get("ledger") {
+                None => LedgerOptions::default(),
+                Some(value) => {
+                    LedgerOptions::read(value, &format!("{}.ledger", fields.path()), fields.code())?
+                }
+            },
         })
     }
 
@@ -114,6 +127,7 @@ impl CompactionOptions {
                 exclude_context_window_percent: settings.exclude_context_window_percent,
             },
             prompt: PromptSettings::default(),
+            ledger: LedgerOptions::default(),
         }
     }
 
@@ -124,6 +138,7 @@ impl CompactionOptions {
             "excludeContextWindowPercent",
             self.retention.exclude_context_window_percent,
         )?;
+        self.ledger.validate()?;
         Ok(())
     }
 }

@@ -204,6 +204,16 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The path reported in errors (`options`, `saved state.options`).
+    pub fn path(&self) -> &'a str {
+        self.path
+    }
+
+    /// The error code reported for this object's fields.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
     /// The field names present.
     pub fn keys(&self) -> impl Iterator<Item = &'a str> {
         self.map

@@ -1,6 +1,8 @@
 mod common;
 
 use common::{big_response, call, conversation, model, snapshot, user};
+use compaction_core::estimate::estimate_text_tokens;
+use compaction_core::summary_request::summary_message;
 use compaction_core::{
     CompactionOptions, CompactionStatus, Compactor, CompactorConfig, Content, ErrorCode,
     NoopReason, RequestId, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
@@ -160,10 +162,16 @@ fn the_new_count_comes_from_the_summary_usage_when_present() {
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert!(!outcome.new_token_count_estimated());
     // 170 000 minus what the summarized messages cost (the call's input
-    // minus prompt and directive), plus the 1 200-token summary and its wrapping.
+    // minus prompt and directive), plus the 1 200-token summary and its
+    // wrapping, in which the ledger's section (after the model's text in the
+    // summary message) is estimated.
     let n = outcome.new_token_count();
+    let section = &outcome.summary().unwrap()[good_answer().text.len()..];
+    let section_tokens = estimate_text_tokens(section, &Default::default());
+    assert!(section_tokens > 0, "the questions are recorded");
     assert!(
-        n > 170_000 - request_tokens && n < 170_000 - request_tokens + 2_000,
+        n > 170_000 - request_tokens + section_tokens
+            && n < 170_000 - request_tokens + section_tokens + 2_000,
         "{n}"
     );
     assert_eq!(chat.last_prompt_token_count(), n);
@@ -1091,7 +1099,10 @@ fn the_outcome_splices_onto_the_hosts_history_keeping_messages_appended_meanwhil
     let outcome = chat.handle_summary(id, good_answer()).unwrap();
     let head = outcome.head().unwrap().to_vec();
     assert_eq!(head.len(), 2);
-    assert_eq!(outcome.summary(), Some(good_answer().text.as_str()));
+    // The summary message holds the model's summary, then the ledger's section.
+    let summary = outcome.summary().unwrap();
+    assert!(summary.starts_with(&good_answer().text));
+    assert_eq!(head[0], summary_message(summary));
     let expected: Vec<Content> = head
         .iter()
         .chain(&original[36..])

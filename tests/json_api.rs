@@ -562,7 +562,9 @@ fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
     assert_eq!(result["statusName"], "COMPRESSED");
     assert_eq!(result["trigger"], "auto");
     assert_eq!(result["forced"], false);
-    assert_eq!(result["summary"], "## Task status\n- done");
+    // The model's summary, then the ledger's section (the questions asked).
+    let summary = result["summary"].as_str().unwrap();
+    assert!(summary.starts_with("## Task status\n- done\n\n## Recorded by compaction"));
     assert!(result.get("cause").is_none());
     assert!(result.get("history").is_none() && result.get("replaced").is_none());
     let kept_from = result["keptFrom"].as_u64().unwrap() as usize;

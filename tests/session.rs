@@ -96,7 +96,11 @@ fn three_hundred_turns() {
         requests: RefCell::new(Vec::new()),
     };
     let summarizer = |request: SummaryRequest| script.summarize(request);
-    let mut chat = RefCell::new(Compactor::new(common::spec_config(WINDOW)).unwrap());
+    // The ledger off: this session's sizes and tips are tuned to the
+    // summary alone (with the ledger, tests/ledger_engine.rs).
+    let mut config = common::spec_config(WINDOW);
+    config.options.ledger.enabled = false;
+    let mut chat = RefCell::new(Compactor::new(config).unwrap());
     let thresholds = *chat.borrow().thresholds();
     let mut history: Vec<Content> = Vec::new();
     let mut tokens = 0.0_f64;

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::{EstimateOptions, message_tokens};
+use crate::ledger::{Ledger, SummaryCheck, check_with_prompt, section_budget};
 use crate::read::{MAX_COUNT, describe, non_finite};
 use crate::summary_request::{ACKNOWLEDGEMENT, BRIDGE, summary_message};
 use crate::usage::Usage;
@@ -113,13 +114,19 @@ pub(super) enum Verdict {
     /// Stopped for a refusal, a filter or a tool call: `INVALID_ANSWER`.
     Unusable(Error),
     /// Larger than what it replaces.
-    Inflated { new_tokens: u64, estimated: bool },
-    /// Usable: the new history's head and its size.
+    Inflated {
+        new_tokens: u64,
+        estimated: bool,
+        summary_check: Option<SummaryCheck>,
+    },
+    /// Usable: the new history's head and its size; `summary` is the
+    /// summary message's text (the model's summary and the ledger section).
     Compressed {
         head: Vec<Content>,
         summary: String,
         new_tokens: u64,
         estimated: bool,
+        summary_check: Option<SummaryCheck>,
     },
 }
 
@@ -127,7 +134,20 @@ pub(super) enum Verdict {
 /// limit → OUTPUT_TRUNCATED; stopped for a refusal, a filter or a tool call
 /// → SUMMARIZER_FAILED; a new prompt larger than the old → INFLATED; else
 /// COMPRESSED.
-pub(super) fn judge(basis: &Basis, answer: SummaryAnswer, options: &EstimateOptions) -> Verdict {
+///
+/// With a `ledger` (and the request's prompt, to check the summary's
+/// sections against), the summary message gets the ledger's section after
+/// the model's summary, within what keeps the new prompt below `auto` and
+/// no larger than the original ([`section_budget`]): the section can never
+/// cause an INFLATED outcome or an immediate new compaction. The new size
+/// is the one with the section.
+pub(super) fn judge(
+    basis: &Basis,
+    answer: SummaryAnswer,
+    options: &EstimateOptions,
+    auto: f64,
+    ledger: Option<(&Ledger, &str)>,
+) -> Verdict {
     let usage = answer.usage.unwrap_or_default();
     let text = answer.text.trim();
     if text.is_empty() {
@@ -157,46 +177,84 @@ pub(super) fn judge(basis: &Basis, answer: SummaryAnswer, options: &EstimateOpti
         }
     }
 
-    let mut head = vec![
-        summary_message(text),
-        Content::text("model", ACKNOWLEDGEMENT),
-    ];
-    if basis.tail_starts_with_model {
-        head.push(Content::text("user", BRIDGE));
-    }
-    let head_estimate: f64 = head.iter().map(|c| message_tokens(c, options)).sum();
     let original = basis.history_tokens as f64;
-    let (new_tokens, estimated) = match (usage.input_tokens, usage.answer_tokens()) {
-        (Some(input), Some(output)) if input > 0 && output > 0 => {
-            // What the summarized messages really cost: the call's input
-            // minus the prompt and directive around them.
-            let summarized = (input as f64 - basis.request_overhead).clamp(0.0, original);
-            let wrapping = head_estimate - message_tokens(&Content::text("user", text), options);
-            (
-                original - summarized + output as f64 + wrapping.max(0.0),
-                false,
-            )
+    // The new history's head around `written` (the summary message's text)
+    // and the new prompt's size with it.
+    let sized = |written: &str| -> (Vec<Content>, u64, bool) {
+        let mut head = vec![
+            summary_message(written),
+            Content::text("model", ACKNOWLEDGEMENT),
+        ];
+        if basis.tail_starts_with_model {
+            head.push(Content::text("user", BRIDGE));
         }
-        _ => {
-            // Keep what the estimator cannot see (system prompt, tool
-            // declarations) from the provider's count, and estimate only
-            // the visible conversation.
-            let unseen = (original - basis.history_estimate).max(0.0);
-            (unseen + head_estimate + basis.tail_estimate, true)
-        }
+        let head_estimate: f64 = head.iter().map(|c| message_tokens(c, options)).sum();
+        let (new_tokens, estimated) = match (usage.input_tokens, usage.answer_tokens()) {
+            (Some(input), Some(output)) if input > 0 && output > 0 => {
+                // What the summarized messages really cost: the call's input
+                // minus the prompt and directive around them.
+                let summarized = (input as f64 - basis.request_overhead).clamp(0.0, original);
+                // `output` counts the model's text; everything else in the
+                // head (tags, acknowledgement, bridge, the ledger section)
+                // is estimated.
+                let wrapping =
+                    head_estimate - message_tokens(&Content::text("user", text), options);
+                (
+                    original - summarized + output as f64 + wrapping.max(0.0),
+                    false,
+                )
+            }
+            _ => {
+                // Keep what the estimator cannot see (system prompt, tool
+                // declarations) from the provider's count, and estimate only
+                // the visible conversation.
+                let unseen = (original - basis.history_estimate).max(0.0);
+                (unseen + head_estimate + basis.tail_estimate, true)
+            }
+        };
+        let new_tokens = (new_tokens.ceil().max(0.0) as u64).min(MAX_COUNT);
+        (head, new_tokens, estimated)
     };
-    let new_tokens = (new_tokens.ceil().max(0.0) as u64).min(MAX_COUNT);
+    let (mut head, mut new_tokens, mut estimated) = sized(text);
+    let mut written = text.to_string();
+    let mut summary_check = None;
+    if let Some((ledger, prompt)) = ledger {
+        summary_check = Some(check_with_prompt(text, ledger, prompt));
+        // The section may take what keeps the result below `auto` and no
+        // larger than before. Its own count and the head's differ by
+        // rounding (and, for the calibrated estimators, by context), so a
+        // section that still overshoots is rendered once more, smaller by
+        // the overshoot, and left out if even that does not fit.
+        let ceiling = (auto.ceil() - 1.0).min(original);
+        let mut budget = section_budget(auto, original, new_tokens as f64);
+        for _ in 0..2 {
+            let section = ledger.render(text, budget);
+            if section.is_empty() {
+                break;
+            }
+            let with_section = format!("{text}{section}");
+            let (h, n, e) = sized(&with_section);
+            let overshoot = n as f64 - ceiling;
+            if overshoot <= 0.0 {
+                (head, new_tokens, estimated, written) = (h, n, e, with_section);
+                break;
+            }
+            budget -= overshoot;
+        }
+    }
     if new_tokens > basis.history_tokens {
         return Verdict::Inflated {
             new_tokens,
             estimated,
+            summary_check,
         };
     }
     Verdict::Compressed {
         head,
-        summary: text.to_string(),
+        summary: written,
         new_tokens,
         estimated,
+        summary_check,
     }
 }
 

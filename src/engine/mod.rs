@@ -16,6 +16,7 @@ use crate::content::Content;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::{estimate_content_tokens, estimate_prompt_tokens, message_tokens};
 use crate::ladder::{MAX_CONSECUTIVE_FAILURES, Thresholds, Tier, compute_thresholds, current_tier};
+use crate::ledger::Ledger;
 use crate::options::{CompactionOptions, CompactorConfig};
 use crate::read::{CHAT_WINDOW, MAX_COUNT};
 use crate::retention::split_point;
@@ -134,7 +135,8 @@ pub struct Compactor {
 }
 
 /// A summary request in flight: what the outcome reports and what judging
-/// its answer needs; indices and counts, no messages.
+/// its answer needs; indices and counts, no messages (the ledger holds
+/// paths and the user's words, cut to its budget).
 #[derive(Clone, Debug)]
 struct Pending {
     id: RequestId,
@@ -143,6 +145,11 @@ struct Pending {
     tier: Tier,
     kept_from: usize,
     basis: Basis,
+    /// What the replaced messages say that the summary must not lose;
+    /// `None` when the ledger is off.
+    ledger: Option<Ledger>,
+    /// The request's prompt, whose sections the summary is checked against.
+    system_instruction: String,
 }
 
 impl Compactor {
@@ -329,8 +336,18 @@ impl Compactor {
         answer: SummaryAnswer,
     ) -> Result<CompactionOutcome, Error> {
         let pending = self.take_pending(id)?;
+        let ledger = pending
+            .ledger
+            .as_ref()
+            .map(|ledger| (ledger, pending.system_instruction.as_str()));
         Ok(
-            match judge(&pending.basis, answer, &self.options.estimate) {
+            match judge(
+                &pending.basis,
+                answer,
+                &self.options.estimate,
+                self.thresholds.auto,
+                ledger,
+            ) {
                 Verdict::Empty => CompactionOutcome::EmptySummary(self.fail(&pending)),
                 Verdict::Truncated => CompactionOutcome::OutputTruncated(self.fail(&pending)),
                 Verdict::Unusable(error) => CompactionOutcome::SummarizerFailed {
@@ -340,16 +357,19 @@ impl Compactor {
                 Verdict::Inflated {
                     new_tokens,
                     estimated,
+                    summary_check,
                 } => CompactionOutcome::Inflated {
                     run: self.fail(&pending),
                     new_token_count: new_tokens,
                     new_token_count_estimated: estimated,
+                    summary_check,
                 },
                 Verdict::Compressed {
                     head,
                     summary,
                     new_tokens,
                     estimated,
+                    summary_check,
                 } => {
                     self.consecutive_failures = 0;
                     // The indicator resets to the freed space.
@@ -360,6 +380,7 @@ impl Compactor {
                         summary,
                         new_token_count: new_tokens,
                         new_token_count_estimated: estimated,
+                        summary_check,
                     }
                 }
             },
@@ -511,6 +532,12 @@ impl Compactor {
             &options.estimate,
             scale,
         );
+        // From the head as the host gave it: an earlier summary there
+        // carries its ledger into this one.
+        let ledger = options
+            .ledger
+            .enabled
+            .then(|| Ledger::from_messages(head, &options.ledger, self.window, &options.estimate));
         // The request is the (media-free) head plus the prompt and the
         // final directive; those two are what the call's input count holds
         // on top of the summarized messages.
@@ -543,6 +570,8 @@ impl Compactor {
                 max_output_tokens: request.config.max_output_tokens,
                 tail_starts_with_model: split.starts_with_model,
             },
+            ledger,
+            system_instruction: request.system_instruction.clone(),
         });
         SendDecision::Summarize {
             id,

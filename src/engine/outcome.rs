@@ -11,7 +11,9 @@
 //! `status` (the number) and `statusName`, `trigger`, `forced`,
 //! `noopReason`, `estimate`, `tier`, `keptFrom`, `originalTokenCount`,
 //! `newTokenCount`, `newTokenCountEstimated`, `consecutiveFailures`,
-//! `summary`, on COMPRESSED `head`, and on SUMMARIZER_FAILED `cause`
+//! `summary`, `summaryCheck` (`{ sections: { name: bool }, missingFiles:
+//! [path] }` on COMPRESSED and INFLATED with the ledger on, else `null`),
+//! on COMPRESSED `head`, and on SUMMARIZER_FAILED `cause`
 //! (`{ code, message }` when the answer was unusable, `{ message }` for a
 //! failure of the host's summarizer, whose own error the caller keeps).
 
@@ -23,6 +25,7 @@ use serde::{Serialize, Serializer};
 use crate::content::Content;
 use crate::error::Error;
 use crate::ladder::Tier;
+use crate::ledger::SummaryCheck;
 
 /// The result of a compaction, numbered as in the reference implementation
 /// and serialized as the number.
@@ -211,13 +214,17 @@ pub enum CompactionOutcome<C = Infallible> {
         /// a model acknowledgement, and a one-line user bridge when the kept
         /// tail starts with a model message.
         head: Vec<Content>,
-        /// The summary text as written into the history.
+        /// The summary text as written into the history: the model's
+        /// summary, then the ledger's section when there is one.
         summary: String,
         /// Prompt size of the new history.
         new_token_count: u64,
         /// Whether `new_token_count` comes from the estimator rather than the
         /// summarization call's usage.
         new_token_count_estimated: bool,
+        /// What the model's summary has of what was asked; `None` when the
+        /// ledger is off.
+        summary_check: Option<SummaryCheck>,
     },
     /// INFLATED: the summary would have made the prompt larger.
     Inflated {
@@ -227,6 +234,9 @@ pub enum CompactionOutcome<C = Infallible> {
         new_token_count: u64,
         /// Whether that size comes from the estimator.
         new_token_count_estimated: bool,
+        /// What the model's summary has of what was asked (a host may
+        /// retry with a better one); `None` when the ledger is off.
+        summary_check: Option<SummaryCheck>,
     },
     /// EMPTY_SUMMARY: the summary was empty or whitespace.
     EmptySummary(Run),
@@ -372,6 +382,17 @@ impl<C> CompactionOutcome<C> {
         }
     }
 
+    /// COMPRESSED and INFLATED, with the ledger on: which of the prompt's
+    /// required sections the model's summary has and which recorded files
+    /// it does not name (the ledger's section fills those in any case).
+    pub fn summary_check(&self) -> Option<&SummaryCheck> {
+        match self {
+            CompactionOutcome::Compressed { summary_check, .. }
+            | CompactionOutcome::Inflated { summary_check, .. } => summary_check.as_ref(),
+            _ => None,
+        }
+    }
+
     /// COMPRESSED only: the new history's leading messages.
     pub fn head(&self) -> Option<&[Content]> {
         match self {
@@ -445,21 +466,25 @@ impl CompactionOutcome<Infallible> {
                 summary,
                 new_token_count,
                 new_token_count_estimated,
+                summary_check,
             } => CompactionOutcome::Compressed {
                 run,
                 head,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
+                summary_check,
             },
             CompactionOutcome::Inflated {
                 run,
                 new_token_count,
                 new_token_count_estimated,
+                summary_check,
             } => CompactionOutcome::Inflated {
                 run,
                 new_token_count,
                 new_token_count_estimated,
+                summary_check,
             },
             CompactionOutcome::EmptySummary(run) => CompactionOutcome::EmptySummary(run),
             CompactionOutcome::OutputTruncated(run) => CompactionOutcome::OutputTruncated(run),
@@ -496,6 +521,7 @@ impl<C> Serialize for CompactionOutcome<C> {
         map.serialize_entry("newTokenCountEstimated", &self.new_token_count_estimated())?;
         map.serialize_entry("consecutiveFailures", &self.consecutive_failures())?;
         map.serialize_entry("summary", &self.summary())?;
+        map.serialize_entry("summaryCheck", &self.summary_check())?;
         if let Some(head) = self.head() {
             map.serialize_entry("head", head)?;
         }

@@ -187,7 +187,13 @@ impl LedgerOptions {
     /// assert!(e.message().contains("ledger.edited must be an array of strings"));
     /// ```
     pub fn from_json(value: &Value, path: &str) -> Result<LedgerOptions, Error> {
-        let fields = Fields::of(value, path, ErrorCode::InvalidArgument)?;
+        LedgerOptions::read(value, path, ErrorCode::InvalidArgument)
+    }
+
+    /// [`LedgerOptions::from_json`] reporting errors with `code` (inside a
+    /// saved state, `INVALID_STATE`).
+    pub(crate) fn read(value: &Value, path: &str, code: ErrorCode) -> Result<LedgerOptions, Error> {
+        let fields = Fields::of(value, path, code)?;
         fields.only(&Self::FIELDS)?;
         let names = |key: &str| -> Result<Vec<String>, Error> {
             match fields.get(key) {
