@@ -1,7 +1,8 @@
 // The summarize callbacks the simulator can hand to ChatCompactor: a local,
-// deterministic stand-in (no model: it lists what it sees), the same stand-in
-// made to fail in each way the library distinguishes, and a real
-// OpenAI-compatible endpoint typed in by the user.
+// deterministic stand-in (no model: it lists what it sees), a careless one
+// (one generic line, as a weak model may write), the same stand-in made to
+// fail in each way the library distinguishes, and a real OpenAI-compatible
+// endpoint typed in by the user.
 
 // The summary's opening tag, the bridge line and the sections the library's
 // prompt asks for: the stand-in writes what the library expects, read from
@@ -72,6 +73,13 @@ export function standInSummary(request, { summaryOpenTag, bridge }) {
   return SECTIONS.map((s) => `## ${s}\n${body[s].map((b) => `- ${b}`).join("\n")}`).join("\n");
 }
 
+/**
+ * What the careless stand-in answers, whatever it is given: a summary that
+ * names no file and none of the user's requirements. The library's ledger
+ * adds them after it (the section "Recorded by compaction").
+ */
+export const CARELESS_SUMMARY = "The user and the assistant worked on the code base; the work is going well.";
+
 /** Flattens one message for a text-only chat API. */
 function messageText(content) {
   return (content.parts ?? []).map((p) => {
@@ -106,6 +114,7 @@ async function endpointSummary(request, endpoint, signal) {
 /** The labels the log shows for each mode. */
 export const SUMMARIZER_LABELS = {
   standin: "local stand-in",
+  careless: "careless stand-in (one generic line)",
   throw: "stand-in that throws",
   empty: "stand-in returning an empty summary",
   truncated: "stand-in stopping at MAX_TOKENS",
@@ -122,6 +131,8 @@ export function makeSummarizer(mode, { constants, endpoint, onRequest, getSignal
   return async (request) => {
     onRequest?.(request);
     switch (mode) {
+      case "careless":
+        return { text: CARELESS_SUMMARY, finishReason: "STOP" };
       case "throw":
         throw new Error("the stand-in summarizer failed on purpose (switch: throws)");
       case "empty":
