@@ -12,13 +12,23 @@
 //! words). It prints median, p90 and max of the section's tokens, also as a
 //! share of the window, under the spec's estimator and the conservative one
 //! the thresholds use, and the figures behind the words budget's floor.
+//! Then the same through the engine: each history compacted by hand
+//! (`/compact`, the default options, the split retention makes) with a
+//! one-sentence summary, with the ledger and without: what the section adds
+//! to the new history's count, and how often it had to shrink for room.
 //! Figures only; nothing is asserted.
 
 mod common;
 
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::ledger::{Ledger, LedgerOptions};
-use compaction_core::{EstimateOptions, TokenizerFamily};
+use compaction_core::{
+    CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, Content, EstimateOptions,
+    SendDecision, SummaryAnswer, TokenizerFamily,
+};
+
+/// What a careless summarizer answers.
+const GENERIC: &str = "The assistant worked on the user's task and made progress.";
 
 fn main() {
     if let Err(e) = run() {
@@ -93,6 +103,66 @@ fn run() -> Result<(), String> {
         row("user's words kept (tokens)", &words, None);
         println!();
     }
+    engine_cost(&histories, window)
+}
+
+/// A manual compaction of `history` with the generic summary, the ledger
+/// on or off; `None` when there is nothing to compress.
+fn compact(
+    history: &[Content],
+    window: f64,
+    ledger: bool,
+) -> Result<Option<CompactionOutcome>, String> {
+    let mut config = CompactorConfig::new(window);
+    config.options.ledger.enabled = ledger;
+    let mut chat = Compactor::new(config).map_err(|e| e.to_string())?;
+    match chat.poll_manual(history, None).map_err(|e| e.to_string())? {
+        SendDecision::Proceed { .. } => Ok(None),
+        SendDecision::Summarize { id, .. } => {
+            let answer = SummaryAnswer {
+                text: GENERIC.into(),
+                ..SummaryAnswer::default()
+            };
+            chat.handle_summary(id, answer)
+                .map(Some)
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn engine_cost(histories: &[common::History], window: f64) -> Result<(), String> {
+    let mut added = Vec::new();
+    let (mut shrunk, mut inflated) = (0, 0);
+    for h in histories {
+        let (Some(on), Some(off)) = (
+            compact(&h.contents, window, true)?,
+            compact(&h.contents, window, false)?,
+        ) else {
+            continue;
+        };
+        // A summary that alone inflates the history (a head of one short
+        // message) leaves the ledger no room: no section.
+        if off.status() != CompactionStatus::Compressed {
+            inflated += 1;
+            continue;
+        }
+        added.push(on.new_token_count() as f64 - off.new_token_count() as f64);
+        if on.summary() == off.summary()
+            || on
+                .summary()
+                .is_some_and(|s| s.contains("left out for room"))
+        {
+            shrunk += 1;
+        }
+    }
+    println!(
+        "through the engine: /compact of each whole history (default options, conservative \
+         estimator), a one-sentence summary; {} compressed, {inflated} inflated without the \
+         ledger too (no room, no section)",
+        added.len()
+    );
+    row("added to newTokenCount by the ledger", &added, Some(window));
+    println!("  of these, sections shrunk or left out for room: {shrunk}");
     Ok(())
 }
 
