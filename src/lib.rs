@@ -22,6 +22,9 @@
 //! * [`retention`]: what stays verbatim; [`summary_request`]: the
 //!   summarization call and the messages a summary becomes; [`usage`]:
 //!   provider usage objects read leniently.
+//! * [`ledger`]: what must survive a compaction (the files changed, the
+//!   user's own words), read by the library from the replaced messages and
+//!   written after the model's summary, so a careless summary loses neither.
 //! * [`driver`]: an async driver over a host [`Summarizer`], which never
 //!   holds the compactor borrowed across an `.await`.
 //! * [`json_api`]: every operation of the JS API over JSON text, returning

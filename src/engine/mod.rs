@@ -76,8 +76,9 @@ pub enum SendDecision {
 ///
 /// The host owns the history and lends it for each check; the engine keeps
 /// only the window, the last prompt size, the failure count and the options,
-/// and while a request is in flight, indices and counts about it — never
-/// the host's messages. A COMPRESSED outcome gives the new history's head
+/// and while a request is in flight, indices and counts about it and the
+/// [`Ledger`] of the replaced messages (paths, and the user's words cut to
+/// its budget) — never the host's messages. A COMPRESSED outcome gives the new history's head
 /// and where the kept tail starts; the host splices it onto its own history
 /// ([`CompactionOutcome::apply_to`]), so messages it appended while the
 /// summarizer ran are kept after the tail.
@@ -328,8 +329,12 @@ impl Compactor {
     /// Judges the summarizer's answer to request `id` (see [`judge`]):
     /// EMPTY_SUMMARY, OUTPUT_TRUNCATED, SUMMARIZER_FAILED (a refusal, a
     /// filter, a tool call), INFLATED, or COMPRESSED with the new history's
-    /// head. Fails with `STALE_REQUEST`, changing nothing, when `id` is not
-    /// the request in flight.
+    /// head. With the ledger on (the default), the summary message is the
+    /// model's summary followed by the ledger's section, within what keeps
+    /// the new prompt below `auto` and no larger than before, and the
+    /// outcome checks the model's summary ([`CompactionOutcome::summary_check`]).
+    /// Fails with `STALE_REQUEST`, changing nothing, when `id` is not the
+    /// request in flight.
     pub fn handle_summary(
         &mut self,
         id: RequestId,
