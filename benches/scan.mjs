@@ -1,5 +1,5 @@
 // A plain-JavaScript port of the calibrated estimator's scanner
-// (`scan()` in src/calibrated.rs) and of its weighted sum: the baseline the
+// (`scan()` in src/estimate/calibrated/scan.rs) and of its weighted sum: the baseline the
 // speed benchmark measures the wasm estimator against.
 //
 // It must count exactly what the Rust scanner counts, rule for rule, or the

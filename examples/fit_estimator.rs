@@ -1,11 +1,11 @@
-//! Fits the calibrated estimator's weights and writes `src/calibrated_weights.rs`.
+//! Fits the calibrated estimator's weights and writes `src/estimate/calibrated/weights.rs`.
 //!
 //! ```text
 //! cargo run --release --example fit_estimator -- [tokens.jsonl] [histories.jsonl] [--out FILE]
 //! ```
 //! (`scripts/fit-estimator` runs it.) Defaults: `../shared/corpus/tokens-dev.jsonl`
 //! and `../shared/corpus/histories-dev.jsonl` beside the repository, output
-//! `src/calibrated_weights.rs`. The output depends only on the input files.
+//! `src/estimate/calibrated/weights.rs`. The output depends only on the input files.
 
 mod common;
 
@@ -21,7 +21,10 @@ const DEFAULT_HISTORIES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../shared/corpus/histories-dev.jsonl"
 );
-const DEFAULT_OUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/calibrated_weights.rs");
+const DEFAULT_OUT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/estimate/calibrated/weights.rs"
+);
 
 fn main() {
     if let Err(e) = run() {
@@ -91,10 +94,7 @@ fn render(
         file_name(histories_path)
     );
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "use crate::calibrated::{{FamilyWeights, FEATURE_COUNT}};"
-    );
+    let _ = writeln!(s, "use super::features::{{FamilyWeights, FEATURE_COUNT}};");
     let _ = writeln!(s);
     let _ = writeln!(
         s,
@@ -103,7 +103,7 @@ fn render(
     let _ = writeln!(s, "#[cfg_attr(not(test), allow(dead_code))]");
     let _ = writeln!(
         s,
-        "pub(crate) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = ["
+        "pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = ["
     );
     for n in FEATURE_NAMES {
         let _ = writeln!(s, "    {n:?},");
@@ -114,7 +114,7 @@ fn render(
         s,
         "/// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`."
     );
-    let _ = writeln!(s, "pub(crate) const WEIGHTS: [FamilyWeights; 5] = [");
+    let _ = writeln!(s, "pub(super) const WEIGHTS: [FamilyWeights; 5] = [");
     for (w, family) in weights.iter().zip(TokenizerFamily::ALL) {
         let _ = writeln!(s, "    // {}", family.name());
         let _ = writeln!(s, "    FamilyWeights {{");
