@@ -11,6 +11,13 @@
 //!
 //! The estimate is only ever used to make compaction trigger *earlier*: a
 //! decision that lowers a count or skips a compaction uses the API's number.
+//!
+//! The files, each using only those after it: this one (the options and
+//! the part walk); `text.rs` (what a text, a call or a response costs under
+//! each estimator, and which one the options select); [`calibrated`] (the
+//! scanner, its counts and the fitted weights, which know nothing of
+//! messages). Every count is added saturating: no input is large enough to
+//! wrap one.
 
 pub mod calibrated;
 mod text;

@@ -110,23 +110,25 @@ impl Repeat {
     /// the word length stay as the first characters of the run left them.
     #[inline(always)]
     fn absorbs(&mut self, b: u8, bits: u16) -> Option<u32> {
-        if b != self.prev {
+        if b == self.prev {
+            self.same += 1;
+            // RULE_REPEAT_FREE is the smaller of the two: below it nothing
+            // is absorbed, and the common case is decided in one comparison.
+            if self.same > RULE_REPEAT_FREE && bits & (A_RULE | A_REPEAT) != 0 {
+                let (free, piece) = if bits & A_RULE != 0 {
+                    (RULE_REPEAT_FREE, RULE_REPEAT_PIECE)
+                } else {
+                    (CHAR_REPEAT_FREE, CHAR_REPEAT_PIECE)
+                };
+                if self.same > free {
+                    return Some(u32::from((self.same - free).is_multiple_of(piece)));
+                }
+            }
+        } else {
             self.prev = b;
             self.same = 1;
-            return None;
         }
-        self.same += 1;
-        let (free, piece) = if bits & A_RULE != 0 {
-            (RULE_REPEAT_FREE, RULE_REPEAT_PIECE)
-        } else if bits & A_REPEAT != 0 {
-            (CHAR_REPEAT_FREE, CHAR_REPEAT_PIECE)
-        } else {
-            return None;
-        };
-        if self.same <= free {
-            return None;
-        }
-        Some(u32::from((self.same - free).is_multiple_of(piece)))
+        None
     }
 }
 
