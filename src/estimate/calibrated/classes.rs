@@ -168,10 +168,14 @@ pub(super) fn other(u: u32) -> Other {
         upper,
         lower,
     };
-    // Chinese, Japanese and Korean first: in such text nearly every
-    // character is one of these, and no range below takes them.
+    // Chinese, Japanese and Korean first, and their punctuation: in such
+    // text nearly every character is one of these, and no range below takes
+    // them. (Measured: this order saves instructions over one match.)
     if let Some(script) = common_cjk(u) {
         return of(Class::Cjk, script);
+    }
+    if let 0x3000..=0x303F | 0xFF00..=0xFF65 = u {
+        return of(Class::Punct, Feature::cjk_punct);
     }
     match u {
         0xA0 | 0x1680 | 0x2000..=0x200A | 0x202F | 0x205F => Other {
@@ -203,7 +207,6 @@ pub(super) fn other(u: u32) -> Other {
         // The rest of kana and Han (the main blocks are common_cjk's).
         0x31F0..=0x31FF | 0xFF66..=0xFF9F => of(Class::Cjk, Feature::kana),
         0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => of(Class::Cjk, Feature::han),
-        0x3000..=0x303F | 0xFF00..=0xFF65 => of(Class::Punct, Feature::cjk_punct),
         // Emoji modifiers and glue: variation selectors, zero-width joiner,
         // keycap, skin tones, tag characters.
         0xFE00..=0xFE0F | 0x200D | 0x20E3 | 0x1F3FB..=0x1F3FF | 0xE0000..=0xE007F => {
