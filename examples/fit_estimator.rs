@@ -1,11 +1,14 @@
-//! Fits the calibrated estimator's weights and writes `src/estimate/calibrated/weights.rs`.
+//! Fits the calibrated estimator's weights and writes
+//! `src/estimate/calibrated/weights.rs`.
 //!
 //! ```text
-//! cargo run --release --example fit_estimator -- [tokens.jsonl] [histories.jsonl] [--out FILE]
+//! cargo run --release --features refit --example fit_estimator -- [tokens.jsonl] [histories.jsonl] [--out FILE]
 //! ```
 //! (`scripts/fit-estimator` runs it.) Defaults: `../shared/corpus/tokens-dev.jsonl`
 //! and `../shared/corpus/histories-dev.jsonl` beside the repository, output
-//! `src/estimate/calibrated/weights.rs`. The output depends only on the input files.
+//! `src/estimate/calibrated/weights.rs`. The output depends only on the input
+//! files. The table it writes imports only the feature list
+//! (`super::features`), so it sits below the scanner and the estimator.
 
 mod common;
 
