@@ -103,26 +103,32 @@ struct Repeat {
 }
 
 impl Repeat {
-    /// Takes the ASCII character `b` (with its `bits`). `None`: it counts
-    /// as usual. `Some(words)`: it is beyond the first few of a long
-    /// repeat, and changes nothing but the count of the run's pieces
-    /// (`words` is 1 when it completes one, else 0): the class, the runs and
-    /// the word length stay as the first characters of the run left them.
+    /// Takes the ASCII character `b` (with its `bits`; `LETTER` when it is
+    /// known to be a letter). `None`: it counts as usual. `Some(words)`: it
+    /// is beyond the first few of a long repeat, and changes nothing but the
+    /// count of the run's pieces (`words` is 1 when it completes one, else
+    /// 0): the class, the runs and the word length stay as the first
+    /// characters of the run left them.
     #[inline(always)]
-    fn absorbs(&mut self, b: u8, bits: u16) -> Option<u32> {
+    fn absorbs<const LETTER: bool>(&mut self, b: u8, bits: u16) -> Option<u32> {
         if b == self.prev {
             self.same += 1;
-            // RULE_REPEAT_FREE is the smaller of the two: below it nothing
-            // is absorbed, and the common case is decided in one comparison.
-            if self.same > RULE_REPEAT_FREE && bits & (A_RULE | A_REPEAT) != 0 {
-                let (free, piece) = if bits & A_RULE != 0 {
+            let (free, piece) = if LETTER {
+                // A letter is never a rule character.
+                (CHAR_REPEAT_FREE, CHAR_REPEAT_PIECE)
+            } else if self.same > RULE_REPEAT_FREE && bits & (A_RULE | A_REPEAT) != 0 {
+                // RULE_REPEAT_FREE is the smaller: below it nothing is
+                // absorbed, and the common case is decided in one comparison.
+                if bits & A_RULE != 0 {
                     (RULE_REPEAT_FREE, RULE_REPEAT_PIECE)
                 } else {
                     (CHAR_REPEAT_FREE, CHAR_REPEAT_PIECE)
-                };
-                if self.same > free {
-                    return Some(u32::from((self.same - free).is_multiple_of(piece)));
                 }
+            } else {
+                return None;
+            };
+            if self.same > free {
+                return Some(u32::from((self.same - free).is_multiple_of(piece)));
             }
         } else {
             self.prev = b;
@@ -204,7 +210,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                         break;
                     }
                     i += 1;
-                    if let Some(words) = repeat.absorbs(b, bits) {
+                    if let Some(words) = repeat.absorbs::<true>(b, bits) {
                         f[F::words] += words;
                         continue;
                     }
@@ -246,7 +252,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 continue;
             }
             i += 1;
-            if let Some(words) = repeat.absorbs(b, bits) {
+            if let Some(words) = repeat.absorbs::<false>(b, bits) {
                 f[F::words] += words;
                 continue;
             }
