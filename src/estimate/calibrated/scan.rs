@@ -64,7 +64,9 @@ const MAX_PIECE: usize = u32::MAX as usize;
 /// assert_eq!(f.counts[words], 1);
 /// ```
 pub fn scan(text: &str) -> TextFeatures {
-    if text.len() <= MAX_PIECE {
+    // (Written as a conversion, not a comparison with MAX_PIECE: on a
+    // 32-bit target no text is longer, and the comparison would always hold.)
+    if u32::try_from(text.len()).is_ok() {
         scan_piece(text.as_bytes())
     } else {
         scan_in_pieces(text, MAX_PIECE)
