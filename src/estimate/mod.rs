@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
-use crate::read::Fields;
+use crate::read::{Fields, IMAGE_TOKEN_ESTIMATE};
 use calibrated::TokenizerFamily;
 pub use text::{
     CHARS_PER_TOKEN, Estimator, JSON_CHARS_PER_TOKEN, Reference, SelectedEstimator, TextEstimator,
@@ -105,9 +105,7 @@ impl EstimateOptions {
     ) -> Result<EstimateOptions, Error> {
         Ok(EstimateOptions {
             image_token_estimate: fields
-                .number("imageTokenEstimate", "a finite number >= 1", |n| {
-                    n.is_finite() && n >= 1.0
-                })?
+                .rule("imageTokenEstimate", &IMAGE_TOKEN_ESTIMATE)?
                 .unwrap_or(defaults.image_token_estimate),
             estimator: fields
                 .choice("estimator", &Estimator::ALL, Estimator::name)?
@@ -120,17 +118,9 @@ impl EstimateOptions {
 
     /// Checks values that came from outside.
     pub fn validate(&self) -> Result<(), Error> {
-        let v = self.image_token_estimate;
-        if !v.is_finite() || v < 1.0 {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "imageTokenEstimate must be a finite number >= 1, got {}",
-                    crate::error::show_number(v)
-                ),
-            ));
-        }
-        Ok(())
+        IMAGE_TOKEN_ESTIMATE
+            .check("imageTokenEstimate", self.image_token_estimate)
+            .map(|_| ())
     }
 }
 
