@@ -1,6 +1,7 @@
-// A plain-JavaScript port of the calibrated estimator's scanner
-// (`scan()` in src/calibrated.rs) and of its weighted sum: the baseline the
-// speed benchmark measures the wasm estimator against.
+// A plain-JavaScript port of the calibrated estimator's scanner (`scan()`
+// in src/estimate/calibrated/scan.rs, the classes in classes.rs beside it)
+// and of its weighted sum: the baseline the speed benchmark measures the
+// wasm estimator against.
 //
 // It must count exactly what the Rust scanner counts, rule for rule, or the
 // comparison is not "the same classes": tests/js/scan_port.test.mjs checks it

@@ -1,11 +1,14 @@
-//! Fits the calibrated estimator's weights and writes `src/calibrated_weights.rs`.
+//! Fits the calibrated estimator's weights and writes
+//! `src/estimate/calibrated/weights.rs`.
 //!
 //! ```text
-//! cargo run --release --example fit_estimator -- [tokens.jsonl] [histories.jsonl] [--out FILE]
+//! cargo run --release --features refit --example fit_estimator -- [tokens.jsonl] [histories.jsonl] [--out FILE]
 //! ```
 //! (`scripts/fit-estimator` runs it.) Defaults: `tests/corpus/tokens-dev.jsonl`
 //! and `tests/corpus/histories-dev.jsonl`, output
-//! `src/calibrated_weights.rs`. The output depends only on the input files.
+//! `src/estimate/calibrated/weights.rs`. The output depends only on the input
+//! files. The table it writes imports only the feature list
+//! (`super::features`), so it sits below the scanner and the estimator.
 
 mod common;
 
@@ -18,7 +21,10 @@ const DEFAULT_HISTORIES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/corpus/histories-dev.jsonl"
 );
-const DEFAULT_OUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/calibrated_weights.rs");
+const DEFAULT_OUT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/estimate/calibrated/weights.rs"
+);
 
 fn main() {
     if let Err(e) = run() {
@@ -88,10 +94,7 @@ fn render(
         file_name(histories_path)
     );
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "use crate::calibrated::{{FamilyWeights, FEATURE_COUNT}};"
-    );
+    let _ = writeln!(s, "use super::features::{{FamilyWeights, FEATURE_COUNT}};");
     let _ = writeln!(s);
     let _ = writeln!(
         s,
@@ -100,7 +103,7 @@ fn render(
     let _ = writeln!(s, "#[cfg_attr(not(test), allow(dead_code))]");
     let _ = writeln!(
         s,
-        "pub(crate) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = ["
+        "pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = ["
     );
     for n in FEATURE_NAMES {
         let _ = writeln!(s, "    {n:?},");
@@ -111,7 +114,7 @@ fn render(
         s,
         "/// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`."
     );
-    let _ = writeln!(s, "pub(crate) const WEIGHTS: [FamilyWeights; 5] = [");
+    let _ = writeln!(s, "pub(super) const WEIGHTS: [FamilyWeights; 5] = [");
     for (w, family) in weights.iter().zip(TokenizerFamily::ALL) {
         let _ = writeln!(s, "    // {}", family.name());
         let _ = writeln!(s, "    FamilyWeights {{");

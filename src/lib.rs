@@ -61,9 +61,6 @@
 //! Errors from bad input are [`Error`] values with a stable [`ErrorCode`];
 //! nothing that comes from outside can make the library panic.
 
-pub mod calibrated;
-#[cfg(not(feature = "refit"))]
-mod calibrated_weights;
 pub mod content;
 pub mod context_report;
 pub mod driver;
@@ -93,6 +90,8 @@ pub use engine::outcome::{
 pub use engine::saved_state::{SAVED_STATE_VERSION, SavedState};
 pub use engine::{Compactor, RequestId, SendDecision};
 pub use error::{Error, ErrorCode};
+/// The calibrated estimator, at its old path (`compaction_core::calibrated`).
+pub use estimate::calibrated;
 pub use estimate::{
     DEFAULT_IMAGE_TOKEN_ESTIMATE, EstimateOptions, Estimator, Reference, TextEstimator,
     estimate_content_tokens, estimate_prompt_tokens, message_tokens,

@@ -162,6 +162,27 @@ fn prompt_estimate_uses_the_usage_anchor_when_there_is_one() {
 }
 
 #[test]
+fn a_huge_usage_anchor_saturates_instead_of_wrapping() {
+    // Usage counts are clamped to u64::MAX; adding the message must keep
+    // the prompt huge (issue 10: it wrapped to the message's 3 tokens, and
+    // panicked natively).
+    let user = Content::text("user", "hello world");
+    for options in [
+        EstimateOptions::default(),
+        EstimateOptions::for_thresholds(compaction_core::TokenizerFamily::Universal),
+    ] {
+        assert_eq!(
+            estimate_prompt_tokens(&[], &user, u64::MAX, &options),
+            u64::MAX
+        );
+        assert_eq!(
+            estimate_prompt_tokens(&[], &user, u64::MAX - 1, &options),
+            u64::MAX
+        );
+    }
+}
+
+#[test]
 fn a_large_user_message_crosses_auto_in_the_cheap_gate() {
     let t = compute_thresholds(128_000.0).unwrap(); // auto = 95 000
     let last = 90_000;

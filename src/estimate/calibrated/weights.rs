@@ -2,11 +2,11 @@
 // (cargo run --release --features refit --example fit_estimator) from tokens-dev.jsonl (600 samples)
 // and histories-dev.jsonl (60 histories). Do not edit by hand: rerun the script.
 
-use crate::calibrated::{FEATURE_COUNT, FamilyWeights};
+use super::features::{FEATURE_COUNT, FamilyWeights};
 
 /// The scanner's count names when this table was fitted.
 #[cfg_attr(not(test), allow(dead_code))]
-pub(crate) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
+pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "latin_letters",
     "words",
     "case_humps",
@@ -47,7 +47,7 @@ pub(crate) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
 ];
 
 /// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`.
-pub(crate) const WEIGHTS: [FamilyWeights; 5] = [
+pub(super) const WEIGHTS: [FamilyWeights; 5] = [
     // universal
     FamilyWeights {
         text: [

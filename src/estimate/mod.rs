@@ -11,77 +11,31 @@
 //!
 //! The estimate is only ever used to make compaction trigger *earlier*: a
 //! decision that lowers a count or skips a compaction uses the API's number.
+//!
+//! The files, each using only those after it: this one (the options and
+//! the part walk); `text.rs` (what a text, a call or a response costs under
+//! each estimator, and which one the options select); [`calibrated`] (the
+//! scanner, its counts and the fitted weights, which know nothing of
+//! messages). Every count is added saturating: no input is large enough to
+//! wrap one.
+
+pub mod calibrated;
+mod text;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
-use crate::read::Fields;
+use crate::read::{Fields, IMAGE_TOKEN_ESTIMATE};
+use calibrated::TokenizerFamily;
+pub use text::{
+    CHARS_PER_TOKEN, Estimator, JSON_CHARS_PER_TOKEN, Reference, SelectedEstimator, TextEstimator,
+    json_utf16_len, utf16_len,
+};
 
 /// Default token budget for one image or document.
 pub const DEFAULT_IMAGE_TOKEN_ESTIMATE: f64 = 1_600.0;
-/// Characters per token for text under the spec's rule.
-pub const CHARS_PER_TOKEN: f64 = 4.0;
-/// Characters per token for JSON (function calls and responses) under the spec's rule.
-pub const JSON_CHARS_PER_TOKEN: f64 = 2.0;
-
-/// Counts tokens for the pieces of a message. Implement it to plug a new
-/// estimator in without touching the part logic.
-pub trait TextEstimator {
-    /// Plain text and thought parts.
-    fn text(&self, text: &str) -> f64;
-    /// A `functionCall` part: the object `{ id?, name, args }`.
-    fn function_call(&self, call: &Map<String, Value>) -> f64;
-    /// A `functionResponse` part: `{ id?, name, response }`, with nested
-    /// media `parts` already removed (they are counted as parts).
-    fn function_response(&self, response: &Map<String, Value>) -> f64;
-    /// A part of unknown kind, or the unknown fields of a known part, given
-    /// as JSON text.
-    fn unknown_json(&self, json: &str) -> f64;
-    /// Fixed overhead per message (chat template).
-    fn per_message(&self) -> f64;
-}
-
-/// The spec's rule: UTF-16 length ÷ 4 for text, JSON text ÷ 2 for calls and
-/// responses, no per-message overhead.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Reference;
-
-impl TextEstimator for Reference {
-    fn text(&self, text: &str) -> f64 {
-        utf16_len(text) as f64 / CHARS_PER_TOKEN
-    }
-    fn function_call(&self, call: &Map<String, Value>) -> f64 {
-        json_utf16_len(call) as f64 / JSON_CHARS_PER_TOKEN
-    }
-    fn function_response(&self, response: &Map<String, Value>) -> f64 {
-        json_utf16_len(response) as f64 / JSON_CHARS_PER_TOKEN
-    }
-    fn unknown_json(&self, json: &str) -> f64 {
-        utf16_len(json) as f64 / CHARS_PER_TOKEN
-    }
-    fn per_message(&self) -> f64 {
-        0.0
-    }
-}
-
-/// Which estimator counts tokens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Estimator {
-    /// The spec's rule (characters ÷ 4, JSON ÷ 2): for parity with other
-    /// implementations of the spec.
-    #[default]
-    Reference,
-    /// Character classes with fitted weights, unbiased: for display and
-    /// accounting (see [`crate::calibrated`]).
-    Calibrated,
-    /// The same, leaning high so that it rarely under-counts: for threshold
-    /// decisions, where an estimate may only make compaction trigger earlier.
-    Conservative,
-}
 
 /// Options for estimation.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -120,51 +74,7 @@ impl EstimateOptions {
 
     /// The estimator these options select.
     pub fn text_estimator(&self) -> SelectedEstimator {
-        let variant = match self.estimator {
-            Estimator::Reference => return SelectedEstimator::Reference(Reference),
-            Estimator::Calibrated => EstimateVariant::Calibrated,
-            Estimator::Conservative => EstimateVariant::Conservative,
-        };
-        SelectedEstimator::Calibrated(CalibratedEstimator::new(self.tokenizer, variant))
-    }
-}
-
-/// The estimator [`EstimateOptions`] select, as one concrete type.
-// A short-lived value on the stack; boxing the weights would allocate for
-// every message estimated.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SelectedEstimator {
-    /// The spec's rule.
-    Reference(Reference),
-    /// A calibrated or conservative estimator.
-    Calibrated(CalibratedEstimator),
-}
-
-impl SelectedEstimator {
-    fn get(&self) -> &dyn TextEstimator {
-        match self {
-            SelectedEstimator::Reference(r) => r,
-            SelectedEstimator::Calibrated(c) => c,
-        }
-    }
-}
-
-impl Estimator {
-    /// Every estimator.
-    pub const ALL: [Estimator; 3] = [
-        Estimator::Reference,
-        Estimator::Calibrated,
-        Estimator::Conservative,
-    ];
-
-    /// The name in options: `reference`, `calibrated`, `conservative`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Estimator::Reference => "reference",
-            Estimator::Calibrated => "calibrated",
-            Estimator::Conservative => "conservative",
-        }
+        self.estimator.select(self.tokenizer)
     }
 }
 
@@ -195,9 +105,7 @@ impl EstimateOptions {
     ) -> Result<EstimateOptions, Error> {
         Ok(EstimateOptions {
             image_token_estimate: fields
-                .number("imageTokenEstimate", "a finite number >= 1", |n| {
-                    n.is_finite() && n >= 1.0
-                })?
+                .rule("imageTokenEstimate", &IMAGE_TOKEN_ESTIMATE)?
                 .unwrap_or(defaults.image_token_estimate),
             estimator: fields
                 .choice("estimator", &Estimator::ALL, Estimator::name)?
@@ -210,17 +118,9 @@ impl EstimateOptions {
 
     /// Checks values that came from outside.
     pub fn validate(&self) -> Result<(), Error> {
-        let v = self.image_token_estimate;
-        if !v.is_finite() || v < 1.0 {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "imageTokenEstimate must be a finite number >= 1, got {}",
-                    crate::error::show_number(v)
-                ),
-            ));
-        }
-        Ok(())
+        IMAGE_TOKEN_ESTIMATE
+            .check("imageTokenEstimate", self.image_token_estimate)
+            .map(|_| ())
     }
 }
 
@@ -319,6 +219,8 @@ pub fn estimate_prompt_tokens(
     options: &EstimateOptions,
 ) -> u64 {
     if last_prompt_token_count > 0 {
+        // Saturating: a huge usage count (clamped to u64::MAX) must stay
+        // huge, not wrap to the size of the message.
         last_prompt_token_count.saturating_add(estimate_content_tokens(
             std::slice::from_ref(user_message),
             options,
@@ -330,41 +232,5 @@ pub fn estimate_prompt_tokens(
             .map(|c| message_tokens(c, options))
             .sum();
         total.ceil() as u64
-    }
-}
-
-/// Length of a string in UTF-16 code units: JavaScript's `string.length`.
-pub fn utf16_len(text: &str) -> usize {
-    // Every char is one unit except those outside the BMP (4 UTF-8 bytes),
-    // which are a surrogate pair.
-    text.chars().map(char::len_utf16).sum()
-}
-
-/// UTF-16 length of the JSON text of an object, as `JSON.stringify` gives
-/// it, without building the string.
-pub fn json_utf16_len(map: &Map<String, Value>) -> usize {
-    struct Utf16Counter(usize);
-    impl std::io::Write for Utf16Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            for &b in buf {
-                // Count UTF-8 lead bytes; a 4-byte lead is a surrogate pair.
-                if b & 0xC0 != 0x80 {
-                    self.0 += 1;
-                }
-                if b >= 0xF0 {
-                    self.0 += 1;
-                }
-            }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Utf16Counter(0);
-    // Writing to a counter cannot fail, and a Map of Values always serializes.
-    match serde_json::to_writer(&mut counter, map) {
-        Ok(()) => counter.0,
-        Err(_) => 0,
     }
 }

@@ -1,0 +1,197 @@
+//! The counts the scanner produces, listed once.
+//!
+//! The [`features!`] table below is the only place a count is named: it
+//! gives the index type [`Feature`], [`FEATURE_COUNT`], [`FEATURE_NAMES`]
+//! (which the fitting program writes into the weight table, so a stale
+//! table is detected) and the width of [`TextFeatures`] and of a weight row
+//! ([`FamilyWeights`]). The order is the order of the weight table: a count
+//! is added at the end, and the weights refitted (`scripts/fit-estimator`).
+
+use std::ops::{Index, IndexMut};
+
+/// Declares the counts: one entry per count, its name as it appears in the
+/// weight table and the fitting tools, and what it counts.
+macro_rules! features {
+    ($( $(#[doc = $doc:literal])+ $name:ident, )+) => {
+        /// One count of [`TextFeatures`], by its place in the weight table.
+        // The variants are spelled as the counts are named in the weight
+        // table and the fitting tools: the table is then written once.
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum Feature {
+            $( $(#[doc = $doc])+ $name, )+
+        }
+
+        impl Feature {
+            /// Every count, in the order of the weight table.
+            pub const ALL: [Feature; FEATURE_COUNT] = [$(Feature::$name),+];
+        }
+
+        /// Number of counts the scanner produces.
+        pub const FEATURE_COUNT: usize = [$(Feature::$name),+].len();
+
+        /// Names of the counts, in the order of [`TextFeatures::counts`].
+        pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [$(stringify!($name)),+];
+    };
+}
+
+features! {
+    /// ASCII letters (outside the long repeats of one letter).
+    latin_letters,
+    /// Words (runs of letters), plus one per vocabulary-sized piece of a
+    /// long run of one repeated ASCII character.
+    words,
+    /// A capital right after a small letter (camelCase).
+    case_humps,
+    /// Capital letters.
+    upper_letters,
+    /// Letters of all-capital words of two letters or more.
+    caps_letters,
+    /// ASCII vowels.
+    vowels,
+    /// ASCII consonants that are the third or later in a row.
+    consonant_clusters,
+    /// Accented Latin letters and combining marks.
+    latin_ext_letters,
+    /// Cyrillic letters.
+    cyrillic_letters,
+    /// Greek letters.
+    greek_letters,
+    /// Letters of other alphabets (Hebrew, Arabic, Indic, Georgian, …).
+    other_letters,
+    /// Letters of a word beyond its eighth.
+    long_word_excess,
+    /// Han characters.
+    han,
+    /// Hiragana and katakana.
+    kana,
+    /// Hangul syllables and jamo.
+    hangul,
+    /// Runs of Han, kana and Hangul.
+    cjk_runs,
+    /// CJK and full-width punctuation.
+    cjk_punct,
+    /// ASCII digits.
+    digits,
+    /// Runs of digits.
+    digit_runs,
+    /// Groups of up to three digits in a run.
+    digit_triples,
+    /// Runs of digits right after horizontal space.
+    space_before_digit,
+    /// Newlines (`\n`, U+0085, U+2028, U+2029).
+    newlines,
+    /// Newlines that end a blank line.
+    blank_lines,
+    /// Runs of two or more horizontal spaces.
+    indent_runs,
+    /// Characters of those runs.
+    indent_chars,
+    /// Tabs.
+    tabs,
+    /// ASCII punctuation and control characters.
+    ascii_punct,
+    /// Runs of punctuation not right before a word.
+    punct_runs,
+    /// Runs of punctuation right before a word (tokenizers glue them on).
+    punct_before_word,
+    /// Other characters of the Basic Multilingual Plane (symbols, marks).
+    bmp_symbols,
+    /// Other characters beyond it.
+    astral_symbols,
+    /// Emoji (U+1F000 to U+1FAFF).
+    emoji,
+    /// Emoji-like symbols of the BMP (U+2600 to U+27BF, U+2B00 to U+2BFF).
+    bmp_emoji,
+    /// Regional indicators (a flag is two).
+    flags,
+    /// Emoji modifiers and glue: variation selectors, zero-width joiner,
+    /// keycap, skin tones, tags.
+    emoji_parts,
+    /// Characters of long base64-like runs that mix capitals, small letters
+    /// and digits.
+    base64_chars,
+    /// Characters of long hex-like runs that mix digits and letters.
+    hex_chars,
+}
+
+/// What the scanner counted in a text: the inputs of the weighted sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextFeatures {
+    /// One count per entry of [`FEATURE_NAMES`].
+    pub counts: [u32; FEATURE_COUNT],
+}
+
+impl Default for TextFeatures {
+    fn default() -> Self {
+        TextFeatures {
+            counts: [0; FEATURE_COUNT],
+        }
+    }
+}
+
+impl TextFeatures {
+    /// Adds another text's counts (the features are additive over pieces),
+    /// saturating: no count wraps, whatever the input's size.
+    pub fn add(&mut self, other: &TextFeatures) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a = a.saturating_add(*b);
+        }
+    }
+
+    /// Weighted sum of the counts.
+    pub fn dot(&self, weights: &[f64; FEATURE_COUNT]) -> f64 {
+        self.counts
+            .iter()
+            .zip(weights.iter())
+            .map(|(&c, &w)| f64::from(c) * w)
+            .sum()
+    }
+}
+
+impl Index<Feature> for TextFeatures {
+    type Output = u32;
+    #[inline]
+    fn index(&self, feature: Feature) -> &u32 {
+        &self.counts[feature as usize]
+    }
+}
+
+impl IndexMut<Feature> for TextFeatures {
+    #[inline]
+    fn index_mut(&mut self, feature: Feature) -> &mut u32 {
+        &mut self.counts[feature as usize]
+    }
+}
+
+/// Weights of one tokenizer family (one row of the generated table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FamilyWeights {
+    /// Tokens per unit of each count of [`TextFeatures`], unbiased
+    /// ([`EstimateVariant::Calibrated`](super::EstimateVariant::Calibrated)).
+    pub text: [f64; FEATURE_COUNT],
+    /// The same for
+    /// [`EstimateVariant::Conservative`](super::EstimateVariant::Conservative):
+    /// fitted on a high quantile and scaled, so content types that vary
+    /// more get more margin.
+    pub conservative_text: [f64; FEATURE_COUNT],
+    /// Chat-template tokens per message (role markers, separators).
+    pub per_message: f64,
+    /// Template tokens around one function call, beyond its name and
+    /// arguments.
+    pub per_call: f64,
+    /// Template tokens around one function response, beyond its output.
+    pub per_response: f64,
+}
+
+impl FamilyWeights {
+    /// All zero: a starting point for weights of your own.
+    pub const ZERO: FamilyWeights = FamilyWeights {
+        text: [0.0; FEATURE_COUNT],
+        per_message: 0.0,
+        per_call: 0.0,
+        per_response: 0.0,
+        conservative_text: [0.0; FEATURE_COUNT],
+    };
+}
