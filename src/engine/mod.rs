@@ -78,10 +78,10 @@ pub enum SendDecision {
 /// only the window, the last prompt size, the failure count and the options,
 /// and while a request is in flight, indices and counts about it and the
 /// [`Ledger`] of the replaced messages (paths, and the user's words cut to
-/// its budget) — never the host's messages. A COMPRESSED outcome gives the new history's head
-/// and where the kept tail starts; the host splices it onto its own history
-/// ([`CompactionOutcome::apply_to`]), so messages it appended while the
-/// summarizer ran are kept after the tail.
+/// its budget) — never the host's messages. A COMPRESSED outcome gives the
+/// new history's head and where the kept tail starts; the host splices it
+/// onto its own history ([`CompactionOutcome::apply_to`]), so messages it
+/// appended while the summarizer ran are kept after the tail.
 ///
 /// # Call order
 ///

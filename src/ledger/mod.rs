@@ -16,8 +16,9 @@
 //! follows the model's summary in the summary message: clearly marked as
 //! recorded by compaction, listing what the summary does not already
 //! contain (and carrying, on marked lines, what it does, for the next
-//! compaction), shrunk to a token budget. [`check`](mod@check) reports which of the
-//! prompt's required sections the summary has and which files it misses.
+//! compaction), shrunk to a token budget. [`check`](mod@check) reports
+//! which of the prompt's required sections the summary has and which files
+//! it misses.
 //!
 //! The module is pure: no state, no I/O; the engine calls it.
 //!
