@@ -11,6 +11,7 @@
 //! the crate's own scanner counts them, so a port can be checked count by
 //! count. Doubles print in their shortest round-trip form, so JavaScript
 //! reads back the very same weights.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::calibrated::{FEATURE_NAMES, TokenizerFamily, scan};
 use serde_json::{Map, Value, json};

@@ -16,6 +16,7 @@
 //! these are the figures to quote. For histories a fold also leaves out of
 //! the text fit every corpus sample that appears as a tool output in a
 //! held-out history.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
 

@@ -9,6 +9,7 @@
 //! `src/estimate/calibrated/weights.rs`. The output depends only on the input
 //! files. The table it writes imports only the feature list
 //! (`super::features`), so it sits below the scanner and the estimator.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
 

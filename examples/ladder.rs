@@ -1,6 +1,7 @@
 //! Prints the ladder and the `/context` block for a window and a token count.
 //!
 //! `cargo run --example ladder -- <window> [tokens]`
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::{ThresholdRule, context_report};
 

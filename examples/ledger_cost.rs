@@ -17,6 +17,7 @@
 //! one-sentence summary, with the ledger and without: what the section adds
 //! to the new history's count, and how often it had to shrink for room.
 //! Figures only; nothing is asserted.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
 

@@ -8,6 +8,7 @@
 //! plus the weighted sum) over every text of the corpus, one call per text,
 //! and prints the median of the rounds in MB/s of UTF-8 and µs per KB
 //! (1,000 bytes). It prints figures only.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -1,3 +1,5 @@
+//! The `/context` report and the usage indicator: the block's lines, the marked tier, percent used, the footer band.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::{ErrorCode, Tier, context_report, group_digits};
 
 #[test]

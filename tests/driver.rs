@@ -1,3 +1,5 @@
+//! The async driver: a summarizer that succeeds, fails with the host's own cause, is aborted or dropped, and calls back in (BUSY), with the compactor never borrowed across an await.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
 use std::cell::{Cell, RefCell};

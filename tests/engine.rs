@@ -1,3 +1,5 @@
+//! The compaction state machine: every status, the breaker, hard forcing, retention, save and restore, stale and busy requests.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
 use common::{big_response, call, conversation, model, snapshot, user};

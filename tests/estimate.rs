@@ -1,3 +1,5 @@
+//! Token estimation per part kind, both prompt paths, the estimators and their options.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::{
     Content, ErrorCode, EstimateOptions, compute_thresholds, estimate_content_tokens,
     estimate_prompt_tokens,

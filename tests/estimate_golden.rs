@@ -18,6 +18,8 @@
 //! estimate_golden` rewrites it from the current code.
 //!
 //! The corpus is the repository's `tests/corpus/` (or `$COMPACTION_CORPUS`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// tests assert on data they built
 
 // Built with `refit` the crate has no weights: nothing to compare.
 #![cfg(not(feature = "refit"))]

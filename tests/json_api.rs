@@ -1,5 +1,6 @@
 //! The JSON-text API the wasm exports call: envelopes, error codes, the
 //! readers' tolerances, the chat registry and the step protocol.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
 

@@ -1,3 +1,5 @@
+//! The three-tier ladder (SPEC §1): the spec's table, the junctions, `warn <= auto <= hard` over many windows.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::{ErrorCode, ThresholdRule as R, Tier, compute_thresholds, current_tier};
 
 #[test]

@@ -1,6 +1,7 @@
 //! The ledger (issue 12): files and the user's own words survive a careless
 //! summary, across compactions, in any language, with the host's own tool
 //! names, within the budget.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::ledger::{

@@ -3,6 +3,7 @@
 //! language, with the host's own tool names, within the budget, never
 //! pushing the result to `auto` or past the original; off, the engine
 //! behaves as before; the JSON result carries `summaryCheck`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::estimate::{estimate_text_tokens, message_tokens};
 use compaction_core::json_api::Chats;

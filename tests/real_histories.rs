@@ -3,6 +3,7 @@
 //! (set COMPACTION_CORPUS to another folder holding the same file). Their
 //! `tokens` are what each provider counts for the rendered prompt, including
 //! a fixed system prompt that is not in the history; it is subtracted.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::calibrated::TokenizerFamily;
 use compaction_core::{Content, EstimateOptions, Estimator, estimate_content_tokens};

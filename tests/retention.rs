@@ -1,3 +1,5 @@
+//! What stays verbatim: `excludeMessages`, `excludeContextWindowPercent`, clean boundaries between calls and responses.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
 use common::{big_response, call, conversation, model, response, user};

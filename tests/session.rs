@@ -1,5 +1,6 @@
 //! A simulated 300-turn session: a provider that counts tokens, a scripted
 //! summarizer, the driver, tips after every response, and a reload midway.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
 

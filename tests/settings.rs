@@ -1,3 +1,5 @@
+//! The settings loader (SPEC §7): defaults, nested and dotted keys, the removed setting's warning, typed errors.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::{ErrorCode, Settings, load_settings};
 use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! The three context tips (SPEC §6): each in its band, in order, with and without thresholds.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use std::collections::BTreeMap;
 
 use compaction_core::{ErrorCode, TipContext, compute_thresholds, select_tip};

@@ -2,6 +2,7 @@
 //! and in headless Chromium (scripts/test runs both). They call the core
 //! through the same code paths the JS bindings use.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::{
     Content, EstimateOptions, compute_thresholds, context_report, estimate_content_tokens,
