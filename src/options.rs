@@ -10,7 +10,7 @@ use crate::calibrated::TokenizerFamily;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::EstimateOptions;
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
-use crate::read::{CHAT_WINDOW, Fields, PERCENT, describe, non_finite};
+use crate::read::{CHAT_WINDOW, Fields, MAX_OUTPUT_TOKENS, PERCENT, describe, non_finite};
 use crate::retention::RetentionSettings;
 use crate::settings::Settings;
 use crate::summary_request::PromptSettings;
@@ -33,6 +33,50 @@ pub struct CompactionOptions {
     /// `systemPrompt` (replaces the default) and `extraInstructions` (appended).
     #[serde(flatten)]
     pub prompt: PromptSettings,
+    /// `maxOutputTokens` and `clearToolOutputs`: fitting the window.
+    #[serde(flatten)]
+    pub fit: FitOptions,
+}
+
+/// How a compaction fits the model (issue 14): both off by default, so the
+/// default behaviour is the spec's. Not written into a saved state when at
+/// their defaults, so older states and newer ones stay alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FitOptions {
+    /// `maxOutputTokens`: the model's output limit. The summary call's cap
+    /// is the smallest of 20 000, this and what the window leaves; the
+    /// ladder keeps its reserve of 20 000 whatever this is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    /// `clearToolOutputs`: before summarizing, replace the tool outputs
+    /// older than the kept tail with a one-line marker; when that alone
+    /// brings the prompt below `warn`, no summary call is made.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub clear_tool_outputs: bool,
+}
+
+impl FitOptions {
+    /// The option names read for it.
+    pub const FIELDS: [&'static str; 2] = ["maxOutputTokens", "clearToolOutputs"];
+
+    /// Reads the two fields of a larger object.
+    fn read_fields(fields: &Fields<'_>) -> Result<FitOptions, Error> {
+        Ok(FitOptions {
+            max_output_tokens: fields
+                .rule("maxOutputTokens", &MAX_OUTPUT_TOKENS)?
+                .map(|n| n as u64),
+            clear_tool_outputs: fields.boolean("clearToolOutputs")?.unwrap_or(false),
+        })
+    }
+
+    /// Checks values set from Rust.
+    pub fn validate(&self) -> Result<(), Error> {
+        if let Some(n) = self.max_output_tokens {
+            MAX_OUTPUT_TOKENS.check("maxOutputTokens", n as f64)?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for CompactionOptions {
@@ -41,13 +85,14 @@ impl Default for CompactionOptions {
             estimate: EstimateOptions::for_thresholds(TokenizerFamily::Universal),
             retention: RetentionSettings::default(),
             prompt: PromptSettings::default(),
+            fit: FitOptions::default(),
         }
     }
 }
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 7] = [
+    pub const FIELDS: [&'static str; 9] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -55,6 +100,8 @@ impl CompactionOptions {
         "excludeContextWindowPercent",
         "systemPrompt",
         "extraInstructions",
+        FitOptions::FIELDS[0],
+        FitOptions::FIELDS[1],
     ];
 
     /// Reads options from plain JSON over the defaults (`null` gives the
@@ -99,6 +146,7 @@ impl CompactionOptions {
                 system_prompt: text("systemPrompt")?,
                 extra_instructions: text("extraInstructions")?,
             },
+            fit: FitOptions::read_fields(fields)?,
         })
     }
 
@@ -114,6 +162,7 @@ impl CompactionOptions {
                 exclude_context_window_percent: settings.exclude_context_window_percent,
             },
             prompt: PromptSettings::default(),
+            fit: FitOptions::default(),
         }
     }
 
@@ -124,6 +173,7 @@ impl CompactionOptions {
             "excludeContextWindowPercent",
             self.retention.exclude_context_window_percent,
         )?;
+        self.fit.validate()?;
         Ok(())
     }
 }
