@@ -550,3 +550,30 @@ fn the_tail_shrinks_to_a_clean_boundary_and_keeps_calls_with_responses() {
     let prompt = next_prompt(&outcome, &history, &next, &chat);
     assert!((prompt as f64) < chat.thresholds().auto);
 }
+
+#[test]
+fn the_async_driver_runs_every_call_of_a_run() {
+    use std::cell::{Cell, RefCell};
+    let options = CompactorConfig::new(WINDOW).options.estimate;
+    let history = agent_session(400_000.0, &options);
+    let chat = RefCell::new(Compactor::new(config(WINDOW, Some(16_384))).unwrap());
+    let calls = Cell::new(0usize);
+    let summarizer = |request: SummaryRequest| {
+        let n = calls.get();
+        calls.set(n + 1);
+        // The chat is not borrowed while the summarizer runs.
+        assert!(chat.try_borrow_mut().is_ok());
+        check_request(&request, &chat.borrow(), 1.0);
+        async move { Ok::<_, compaction_core::SummarizeError>(summary(&format!("part {n}"))) }
+    };
+    let outcome = common::block_on(compaction_core::before_send(
+        &chat,
+        &summarizer,
+        &history,
+        &user("x"),
+    ))
+    .unwrap();
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert!(calls.get() > 1);
+    assert_eq!(outcome.summary_calls() as usize, calls.get());
+}
