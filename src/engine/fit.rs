@@ -19,9 +19,11 @@
 //!   there (COMPRESSED, `method: "cleared"`, no call).
 //! * **The request fits.** Its input is at most `window − cap − 1 024`
 //!   (provider tokens, through the chat's provider scale). When the part to
-//!   summarize is larger, its messages are slimmed to a per-message budget,
-//!   and if it is still too large it is summarized in chunks ([`Chunks`]),
-//!   each request carrying the summary so far.
+//!   summarize is larger, its tool outputs and call arguments are slimmed to
+//!   a per-message budget (a quarter of a request), and if it is still too
+//!   large it is summarized in chunks ([`Chunks`]), each request carrying
+//!   the summary so far; a single message larger than a request is slimmed
+//!   to fit one.
 //! * **Manual runs** drop an unanswered trailing function call: no response
 //!   will come between turns.
 
@@ -397,7 +399,11 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         .iter()
         .map(|m| {
             let m = without_media(m);
-            if message_tokens(&m, options) > per_message {
+            // Tool traffic (outputs, call arguments) is cut first; a long
+            // text of the user's or the model's is left to the chunks, and
+            // cut only if it alone is larger than one request.
+            let tool = m.is_tool_result() || m.has_function_call();
+            if tool && message_tokens(&m, options) > per_message {
                 slim_message(&m, per_message, options)
             } else {
                 m
