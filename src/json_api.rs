@@ -27,10 +27,13 @@
 //! A `done` result is the outcome's data (`status` as a number and
 //! `statusName`, `trigger`, `forced`, `noopReason`, `estimate`, `tier`,
 //! `keptFrom`, `originalTokenCount`, `newTokenCount`,
-//! `newTokenCountEstimated`, `consecutiveFailures`, `summary`), plus on
-//! COMPRESSED `head`, the messages the new history starts with (summary,
+//! `newTokenCountEstimated`, `consecutiveFailures`, `summary`,
+//! `summaryCalls`, `method` — `"summarized"`, `"cleared"` or `null` — and
+//! with `noopReason: "messageTooLarge"`, `overBy`), plus on COMPRESSED
+//! `head`, the messages the new history starts with (summary,
 //! acknowledgement, and a bridge when the kept tail starts with a model
-//! message). The caller builds the new history as `head` followed by its own
+//! message; then copies of tail messages that were slimmed to fit; for a
+//! cleared run, the cleared copies of the replaced messages). The caller builds the new history as `head` followed by its own
 //! `history[keptFrom..]` (then whatever it appended meanwhile); on every
 //! other status its history stands as it was. On a failure, `cause` is
 //! `{"code", "message"}` when the library judged the answer unusable

@@ -392,7 +392,14 @@ impl Compactor {
     /// EMPTY_SUMMARY, OUTPUT_TRUNCATED, SUMMARIZER_FAILED (a refusal, a
     /// filter, a tool call), INFLATED, or COMPRESSED with the new history's
     /// head. Fails with `STALE_REQUEST`, changing nothing, when `id` is not
-    /// the request in flight.
+    /// the request in flight, and with `INVALID_STATE`, changing nothing,
+    /// when it is a step of a multi-call run with more to summarize (report
+    /// those with [`Compactor::handle_answer`], which also ends single-call
+    /// runs exactly as this does).
+    ///
+    /// A summary that would leave the next prompt (new history and the
+    /// pending message) at or above `auto` (`hard` for a run forced at
+    /// `hard`) is INFLATED: applied, it would compact again on the next turn.
     pub fn handle_summary(
         &mut self,
         id: RequestId,
