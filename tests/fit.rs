@@ -577,3 +577,78 @@ fn the_async_driver_runs_every_call_of_a_run() {
     assert!(calls.get() > 1);
     assert_eq!(outcome.summary_calls() as usize, calls.get());
 }
+
+#[test]
+fn slimming_keeps_head_and_end_and_says_how_much_was_removed() {
+    let options = EstimateOptions::default();
+    // A tool output: name and id stay, the output keeps its two ends.
+    let output: String = (0..50_000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let message = Content::from_value(
+        json!({ "role": "user", "parts": [{ "functionResponse": { "id": "c1", "name": "grep", "response": { "output": output, "code": 0 } } }] }),
+        "m",
+    )
+    .unwrap();
+    let slim = slim_message(&message, 2_000.0, &options);
+    assert!(message_tokens(&slim, &options) <= 2_000.0);
+    let value = serde_json::to_value(&slim).unwrap();
+    let response = &value["parts"][0]["functionResponse"];
+    assert_eq!(
+        (&response["id"], &response["name"]),
+        (&json!("c1"), &json!("grep"))
+    );
+    assert_eq!(response["response"]["code"], 0);
+    let cut = response["response"]["output"].as_str().unwrap();
+    assert!(cut.starts_with("abcdefghij"));
+    assert!(cut.ends_with(&output[output.len() - 10..]));
+    // The marker counts exactly what is gone.
+    let line = cut.lines().find(|l| l.starts_with("[… ")).unwrap();
+    assert!(
+        line.ends_with(" characters removed by compaction …]"),
+        "{line}"
+    );
+    let number = line.trim_start_matches("[… ").split(' ').next().unwrap();
+    assert!(number.contains(','), "digits are grouped: {line}");
+    let removed: usize = number.replace(',', "").parse().unwrap();
+    let kept = cut.chars().count() - line.chars().count() - 2;
+    assert_eq!(removed + kept, 50_000);
+    // Multi-byte text, a zero budget, a message with nothing to cut: no panic,
+    // never larger than it was.
+    let wide = Content::text("model", "日本語のテキスト🙂".repeat(20_000));
+    for budget in [0.0, 1.0, 500.0, 1e9] {
+        let slim = slim_message(&wide, budget, &options);
+        assert!(message_tokens(&slim, &options) <= message_tokens(&wide, &options));
+        assert_eq!(slim.role, "model");
+    }
+    let short = user("short");
+    assert_eq!(slim_message(&short, 0.0, &options), short);
+    // Several messages to one budget: the largest are cut, small ones stay.
+    let messages = vec![
+        user("keep me"),
+        Content::text("user", prose(80_000)),
+        model("me too"),
+    ];
+    let fitted = compaction_core::fit_messages(&messages, 5_000.0, &options);
+    let total: f64 = fitted.iter().map(|m| message_tokens(m, &options)).sum();
+    assert!(total <= 5_000.0, "{total}");
+    assert_eq!((&fitted[0], &fitted[2]), (&messages[0], &messages[2]));
+}
+
+#[test]
+fn a_message_too_large_at_hard_leaves_the_failure_count_as_it_was() {
+    let mut config = config(WINDOW, None);
+    config.consecutive_failures = 3;
+    let mut chat = Compactor::new(config).unwrap();
+    match chat
+        .poll_before_send(&conversation(2, 100), &user(&prose(600_000)))
+        .unwrap()
+    {
+        SendDecision::Proceed {
+            reason: NoopReason::MessageTooLarge { .. },
+            ..
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(chat.consecutive_failures(), 3);
+}
