@@ -652,3 +652,21 @@ fn a_message_too_large_at_hard_leaves_the_failure_count_as_it_was() {
     }
     assert_eq!(chat.consecutive_failures(), 3);
 }
+
+#[test]
+fn a_hard_run_whose_message_alone_is_at_auto_still_makes_the_prompt_fit() {
+    let mut chat = Compactor::new(common::spec_config(WINDOW)).unwrap();
+    let history = conversation(20, 8_000); // 40 000 tokens
+    let message = user(&"word ".repeat(77_600)); // about 97 000 tokens
+    let (id, request, trigger) =
+        expect_summarize(chat.poll_before_send(&history, &message).unwrap());
+    assert_eq!(trigger, Trigger::Hard);
+    let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 1_000));
+    assert_eq!(
+        outcome.status(),
+        CompactionStatus::Compressed,
+        "{outcome:?}"
+    );
+    let prompt = next_prompt(&outcome, &history, &message, &chat);
+    assert!((prompt as f64) < chat.thresholds().hard, "{prompt}");
+}

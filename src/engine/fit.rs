@@ -4,8 +4,8 @@
 //! * **The tail yields.** The retention minimums (`excludeMessages`,
 //!   `excludeContextWindowPercent`) hold while they fit. When the kept tail,
 //!   the summary reserve and the pending message would leave the next prompt
-//!   at or above the run's limit (`auto`; `hard` for a run forced at
-//!   `hard`), the tail starts later, at a clean boundary (never between a
+//!   at or above `auto` (`hard` for a run forced at `hard` whose pending
+//!   message alone is at `auto`), the tail starts later, at a clean boundary (never between a
 //!   call and its response), down to the last one; when even that does not
 //!   fit, its largest messages are slimmed ([`crate::slim`]) and their
 //!   copies go into the outcome's head.
@@ -240,7 +240,11 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     if matches!(input.trigger, Trigger::Auto) && smallest >= thresholds.auto {
         return Plan::Noop(NoopReason::WouldNotFit);
     }
-    let limit = if matches!(input.trigger, Trigger::Hard) {
+    // The next prompt must end below `auto`; only a hard run whose pending
+    // message alone keeps it at `auto` aims at `hard` (fitting the window
+    // beats not compacting; the message is in the history on the next turn,
+    // where it can be summarized).
+    let limit = if matches!(input.trigger, Trigger::Hard) && smallest >= thresholds.auto {
         thresholds.hard
     } else {
         thresholds.auto

@@ -399,7 +399,7 @@ impl Compactor {
     ///
     /// A summary that would leave the next prompt (new history and the
     /// pending message) at or above `auto` (`hard` for a run forced at
-    /// `hard`) is INFLATED: applied, it would compact again on the next turn.
+    /// `hard` whose pending message alone is at `auto`) is INFLATED: applied, it would compact again on the next turn.
     pub fn handle_summary(
         &mut self,
         id: RequestId,
