@@ -670,3 +670,17 @@ fn a_hard_run_whose_message_alone_is_at_auto_still_makes_the_prompt_fit() {
     let prompt = next_prompt(&outcome, &history, &message, &chat);
     assert!((prompt as f64) < chat.thresholds().hard, "{prompt}");
 }
+
+#[test]
+fn a_summary_so_far_longer_than_the_cap_is_cut_so_the_next_request_fits() {
+    let options = CompactorConfig::new(WINDOW).options.estimate;
+    let history = agent_session(400_000.0, &options);
+    let mut chat = Compactor::new(config(WINDOW, Some(16_384))).unwrap();
+    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+    // A summarizer that ignores its cap: 400 000 characters each time.
+    let (outcome, requests) =
+        run_to_end(&mut chat, id, request, 1.0, |_, _| summary(&prose(400_000)));
+    assert!(requests.len() > 1);
+    // Judged at the end: far too long for the window, so not applied.
+    assert_eq!(outcome.status(), CompactionStatus::Inflated);
+}

@@ -113,6 +113,10 @@ pub(super) struct Chunks {
     cap: u64,
     /// The estimator's budget for one request's input.
     room: f64,
+    /// The estimator's count the summary so far may take: the cap (a model
+    /// that honours it never writes more; a longer one is cut, so that the
+    /// next request still fits).
+    so_far_budget: f64,
 }
 
 impl Chunks {
@@ -130,6 +134,23 @@ impl Chunks {
         so_far: Option<&str>,
         options: &EstimateOptions,
     ) -> SummaryRequest {
+        let cut;
+        let so_far = match so_far {
+            Some(text)
+                if message_tokens(&Content::text("user", text), options) > self.so_far_budget =>
+            {
+                let slim = slim_message(&Content::text("user", text), self.so_far_budget, options);
+                cut = slim
+                    .parts
+                    .first()
+                    .and_then(|p| p.as_map().get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                Some(cut.as_str())
+            }
+            other => other,
+        };
         let carried = so_far.map_or(0.0, |s| {
             message_tokens(&summary_message(s), options)
                 + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
@@ -426,6 +447,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         system_instruction: system,
         cap: cap_multi,
         room,
+        so_far_budget: cap_multi as f64 / scale,
     };
     let request = chunks.next_request(None, options);
     state.chunks = Some(chunks);
