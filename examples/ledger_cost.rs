@@ -21,6 +21,7 @@
 
 mod common;
 
+use compaction_core::engine::Next;
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::ledger::{Ledger, LedgerOptions};
 use compaction_core::{
@@ -119,15 +120,18 @@ fn compact(
     let mut chat = Compactor::new(config).map_err(|e| e.to_string())?;
     match chat.poll_manual(history, None).map_err(|e| e.to_string())? {
         SendDecision::Proceed { .. } => Ok(None),
-        SendDecision::Summarize { id, .. } => {
+        SendDecision::Cleared(outcome) => Ok(Some(outcome)),
+        SendDecision::Summarize { mut id, .. } => loop {
+            // Every call of a multi-call run gets the same generic answer.
             let answer = SummaryAnswer {
                 text: GENERIC.into(),
                 ..SummaryAnswer::default()
             };
-            chat.handle_summary(id, answer)
-                .map(Some)
-                .map_err(|e| e.to_string())
-        }
+            match chat.handle_answer(id, answer).map_err(|e| e.to_string())? {
+                Next::Done(outcome) => return Ok(Some(outcome)),
+                Next::Summarize { id: next, .. } => id = next,
+            }
+        },
     }
 }
 

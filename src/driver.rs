@@ -19,7 +19,7 @@ use std::future::Future;
 use crate::content::Content;
 use crate::engine::judge::SummaryAnswer;
 use crate::engine::outcome::CompactionOutcome;
-use crate::engine::{Compactor, RequestId, SendDecision};
+use crate::engine::{Compactor, Next, RequestId, SendDecision};
 use crate::error::{Error, ErrorCode};
 use crate::summary_request::SummaryRequest;
 
@@ -114,29 +114,43 @@ async fn run<S: Summarizer>(
     summarizer: &S,
     decision: SendDecision,
 ) -> Result<CompactionOutcome<S::Cause>, Error> {
-    let (id, request) = match decision {
+    let (mut id, mut request) = match decision {
         SendDecision::Proceed {
             estimate,
             tier,
             reason,
         } => return Ok(borrow(chat)?.noop_outcome(estimate, tier, reason)),
+        SendDecision::Cleared(outcome) => return Ok(outcome.with_cause_type()),
         SendDecision::Summarize { id, request, .. } => (id, request),
     };
-    let mut guard = AbortOnDrop { chat, id: Some(id) };
-    // No borrow is alive here: the summarizer may call the chat and get BUSY.
-    let result = summarizer.summarize(request).await;
-    let mut core = borrow(chat)?;
-    guard.id = None;
-    match result {
-        Ok(answer) => core
-            .handle_summary(id, answer)
-            .map(CompactionOutcome::with_cause_type),
-        Err(SummarizeError::Failed { message, cause }) => {
-            core.handle_summary_failure(id, message, cause)
+    // One compaction may take several calls (a part to summarize larger
+    // than one request): each is one await, with no borrow held across it.
+    loop {
+        let mut guard = AbortOnDrop { chat, id: Some(id) };
+        // No borrow is alive here: the summarizer may call the chat and get BUSY.
+        let result = summarizer.summarize(request).await;
+        let mut core = borrow(chat)?;
+        guard.id = None;
+        match result {
+            Ok(answer) => match core.handle_answer(id, answer)? {
+                Next::Done(outcome) => return Ok(outcome.with_cause_type()),
+                Next::Summarize {
+                    id: next_id,
+                    request: next,
+                } => {
+                    id = next_id;
+                    request = next;
+                }
+            },
+            Err(SummarizeError::Failed { message, cause }) => {
+                return core.handle_summary_failure(id, message, cause);
+            }
+            Err(SummarizeError::Aborted) => {
+                return core
+                    .handle_abort(id)
+                    .map(CompactionOutcome::with_cause_type);
+            }
         }
-        Err(SummarizeError::Aborted) => core
-            .handle_abort(id)
-            .map(CompactionOutcome::with_cause_type),
     }
 }
 

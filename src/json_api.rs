@@ -17,7 +17,10 @@
 //! handles. A compaction is a conversation of [`Step`]s: `before_send` or
 //! `compact` answers `{"done": Result}` or `{"summarize": {"id", "request"}}`;
 //! the host runs the request and reports with `answer`, `fail` or `abort`,
-//! each answering with the next step. While a request is in flight every
+//! each answering with the next step. One compaction may ask several times:
+//! when the part to summarize is larger than one request can hold, `answer`
+//! returns the next `summarize` step (a new id, the summary so far in its
+//! request) until the last answer, which returns `done`. While a request is in flight every
 //! other `before_send` / `compact` on that chat is `BUSY`; reads, usage and
 //! `set_window` keep working.
 //!
@@ -25,10 +28,12 @@
 //! `statusName`, `trigger`, `forced`, `noopReason`, `estimate`, `tier`,
 //! `keptFrom`, `originalTokenCount`, `newTokenCount`,
 //! `newTokenCountEstimated`, `consecutiveFailures`, `summary`,
-//! `summaryCheck`), plus on
-//! COMPRESSED `head`, the messages the new history starts with (summary,
+//! `summaryCheck`, `summaryCalls`, `method` — `"summarized"`, `"cleared"` or `null` — and
+//! with `noopReason: "messageTooLarge"`, `overBy`), plus on COMPRESSED
+//! `head`, the messages the new history starts with (summary,
 //! acknowledgement, and a bridge when the kept tail starts with a model
-//! message). The caller builds the new history as `head` followed by its own
+//! message; then copies of tail messages that were slimmed to fit; for a
+//! cleared run, the cleared copies of the replaced messages). The caller builds the new history as `head` followed by its own
 //! `history[keptFrom..]` (then whatever it appended meanwhile); on every
 //! other status its history stands as it was. On a failure, `cause` is
 //! `{"code", "message"}` when the library judged the answer unusable
@@ -55,12 +60,12 @@ use serde_json::{Value, json};
 use crate::content::Content;
 use crate::context_report::context_report as build_context_report;
 use crate::engine::outcome::{CompactionOutcome, CompactionStatus};
-use crate::engine::{Compactor, RequestId, SendDecision};
+use crate::engine::{Compactor, Next, RequestId, SendDecision};
 use crate::error::{Error, ErrorCode, show_number};
 use crate::estimate::{self, EstimateOptions};
 use crate::ladder::{self, Thresholds};
 use crate::options::CompactorConfig;
-use crate::read::{COUNT, check_count, describe, parse_json};
+use crate::read::{COUNT, TOKEN_BUDGET, check_count, describe, parse_json};
 use crate::settings;
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, SummaryRequest,
@@ -243,6 +248,20 @@ pub fn error_codes() -> String {
     envelope::<Vec<&str>>(Ok(ErrorCode::ALL.iter().map(|c| c.as_str()).collect()))
 }
 
+/// A copy of one message slimmed to `budget_tokens` the way compaction slims
+/// (`slimMessage`): its long texts and tool outputs keep their head and end
+/// around a marker that says how many characters were removed. For a host
+/// whose message is `messageTooLarge` and that wants to send it anyway.
+/// `options` are the estimate options (`""`: the spec's rule).
+pub fn slim_message(message_json: &str, budget_tokens: f64, options: &str) -> String {
+    envelope((|| {
+        let options = estimate_options(options)?;
+        let budget = TOKEN_BUDGET.check("budgetTokens", budget_tokens)?;
+        let message = message(message_json, "message")?;
+        Ok(crate::slim::slim_message(&message, budget, &options))
+    })())
+}
+
 /// What [`Chats::before_send`], [`Chats::compact`], [`Chats::answer`],
 /// [`Chats::fail`] and [`Chats::abort`] return inside `ok`.
 #[must_use = "a summarize step must be answered with answer, fail or abort"]
@@ -373,6 +392,18 @@ impl Chats {
         )
     }
 
+    /// Changes the window and the model's output limit together (JS
+    /// `setWindow(window, maxOutputTokens)` when the second argument is
+    /// given): `null`. NaN for `max_output_tokens` clears the limit (JS
+    /// passes `null` as NaN); any other value must be a whole number ≥ 1.
+    /// Nothing changes on an error.
+    pub fn set_model_limits(&mut self, handle: u32, window: f64, max_output_tokens: f64) -> String {
+        envelope(self.chat_mut(handle).and_then(|chat| {
+            let limit = (!max_output_tokens.is_nan()).then_some(max_output_tokens);
+            chat.set_model_limits(window, limit)
+        }))
+    }
+
     /// Takes the prompt size from a response's usage (a `UsageUpdate`).
     pub fn report_usage(&mut self, handle: u32, usage: &str) -> String {
         envelope((|| {
@@ -435,11 +466,14 @@ impl Chats {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let id = request_id(id)?;
-            let outcome = match read_answer(answer) {
-                Ok(value) => chat.handle_summary_json(id, &value)?,
-                Err(error) => chat.handle_invalid_answer(id, error)?,
+            let next = match read_answer(answer) {
+                Ok(value) => chat.handle_answer_json(id, &value)?,
+                Err(error) => Next::Done(chat.handle_invalid_answer(id, error)?),
             };
-            Ok(Step::Done(outcome.with_cause_type()))
+            Ok(match next {
+                Next::Summarize { id, request } => Step::Summarize { id: id.0, request },
+                Next::Done(outcome) => Step::Done(outcome.with_cause_type()),
+            })
         })())
     }
 
@@ -472,6 +506,7 @@ fn step(chat: &Compactor, decision: SendDecision) -> Step {
             tier,
             reason,
         } => Step::Done(chat.noop_outcome(estimate, tier, reason)),
+        SendDecision::Cleared(outcome) => Step::Done(outcome.with_cause_type()),
         SendDecision::Summarize { id, request, .. } => Step::Summarize { id: id.0, request },
     }
 }

@@ -19,6 +19,9 @@
 //!   the answer ([`engine::judge`]); what a run did is a
 //!   [`CompactionOutcome`] ([`engine::outcome`]); the state saves and
 //!   restores as JSON ([`engine::saved_state`]).
+//! * [`slim`]: messages made smaller without a model (a tool output or a
+//!   pasted text cut to its head and end around a marker), so that every
+//!   send fits the window.
 //! * [`retention`]: what stays verbatim; [`summary_request`]: the
 //!   summarization call and the messages a summary becomes; [`usage`]:
 //!   provider usage objects read leniently.
@@ -75,6 +78,7 @@ pub mod options;
 pub(crate) mod read;
 pub mod retention;
 pub mod settings;
+pub mod slim;
 pub mod summary_request;
 pub mod tips;
 pub mod usage;
@@ -85,10 +89,10 @@ pub use context_report::{ContextReport, context_report, group_digits};
 pub use driver::{SummarizeError, Summarizer, before_send, compact_now};
 pub use engine::judge::SummaryAnswer;
 pub use engine::outcome::{
-    CompactionOutcome, CompactionStatus, NoopReason, Run, SummarizerCause, Trigger,
+    CompactionOutcome, CompactionStatus, Method, NoopReason, Run, SummarizerCause, Trigger,
 };
 pub use engine::saved_state::{SAVED_STATE_VERSION, SavedState};
-pub use engine::{Compactor, RequestId, SendDecision};
+pub use engine::{Compactor, Next, RequestId, SendDecision};
 pub use error::{Error, ErrorCode};
 /// The calibrated estimator, at its old path (`compaction_core::calibrated`).
 pub use estimate::calibrated;
@@ -103,10 +107,13 @@ pub use ladder::{
     compute_thresholds, current_tier,
 };
 pub use ledger::{Ledger, LedgerOptions, SummaryCheck};
-pub use options::{CompactionOptions, CompactorConfig, LEGACY_OPTION_WARNING, ReadConfig};
+pub use options::{
+    CompactionOptions, CompactorConfig, FitOptions, LEGACY_OPTION_WARNING, ReadConfig,
+};
 pub use read::{MAX_COUNT, MAX_DEPTH};
 pub use retention::{RetentionRule, RetentionSettings, Split, split_point};
 pub use settings::{LoadedSettings, Settings, load_settings};
+pub use slim::{clear_tool_outputs, fit_messages, slim_message};
 pub use summary_request::{
     DEFAULT_SUMMARY_PROMPT, PromptSettings, SummaryConfig, SummaryRequest, ThinkingConfig,
     build_summary_request,

@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorCode};
 use crate::estimate::EstimateOptions;
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
 use crate::ledger::LedgerOptions;
-use crate::read::{CHAT_WINDOW, Fields, PERCENT, describe, non_finite};
+use crate::read::{CHAT_WINDOW, Fields, MAX_OUTPUT_TOKENS, PERCENT, describe, non_finite};
 use crate::retention::RetentionSettings;
 use crate::settings::Settings;
 use crate::summary_request::PromptSettings;
@@ -38,6 +38,50 @@ pub struct CompactionOptions {
     /// besides the model's summary (on by default; `{ enabled: false }`
     /// turns it off). See [`crate::ledger`].
     pub ledger: LedgerOptions,
+    /// `maxOutputTokens` and `clearToolOutputs`: fitting the window.
+    #[serde(flatten)]
+    pub fit: FitOptions,
+}
+
+/// How a compaction fits the model (issue 14): both off by default, so the
+/// default behaviour is the spec's. Not written into a saved state when at
+/// their defaults, so older states and newer ones stay alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FitOptions {
+    /// `maxOutputTokens`: the model's output limit. The summary call's cap
+    /// is the smallest of 20 000, this and what the window leaves; the
+    /// ladder keeps its reserve of 20 000 whatever this is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    /// `clearToolOutputs`: before summarizing, replace the tool outputs
+    /// older than the kept tail with a one-line marker; when that alone
+    /// brings the prompt below `warn`, no summary call is made.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub clear_tool_outputs: bool,
+}
+
+impl FitOptions {
+    /// The option names read for it.
+    pub const FIELDS: [&'static str; 2] = ["maxOutputTokens", "clearToolOutputs"];
+
+    /// Reads the two fields of a larger object.
+    fn read_fields(fields: &Fields<'_>) -> Result<FitOptions, Error> {
+        Ok(FitOptions {
+            max_output_tokens: fields
+                .rule("maxOutputTokens", &MAX_OUTPUT_TOKENS)?
+                .map(|n| n as u64),
+            clear_tool_outputs: fields.boolean("clearToolOutputs")?.unwrap_or(false),
+        })
+    }
+
+    /// Checks values set from Rust.
+    pub fn validate(&self) -> Result<(), Error> {
+        if let Some(n) = self.max_output_tokens {
+            MAX_OUTPUT_TOKENS.check("maxOutputTokens", n as f64)?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for CompactionOptions {
@@ -47,13 +91,14 @@ impl Default for CompactionOptions {
             retention: RetentionSettings::default(),
             prompt: PromptSettings::default(),
             ledger: LedgerOptions::default(),
+            fit: FitOptions::default(),
         }
     }
 }
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 8] = [
+    pub const FIELDS: [&'static str; 10] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -62,6 +107,8 @@ impl CompactionOptions {
         "systemPrompt",
         "extraInstructions",
         "ledger",
+        FitOptions::FIELDS[0],
+        FitOptions::FIELDS[1],
     ];
 
     /// Reads options from plain JSON over the defaults (`null` gives the
@@ -112,6 +159,7 @@ impl CompactionOptions {
                     LedgerOptions::read(value, &format!("{}.ledger", fields.path()), fields.code())?
                 }
             },
+            fit: FitOptions::read_fields(fields)?,
         })
     }
 
@@ -128,6 +176,7 @@ impl CompactionOptions {
             },
             prompt: PromptSettings::default(),
             ledger: LedgerOptions::default(),
+            fit: FitOptions::default(),
         }
     }
 
@@ -139,6 +188,7 @@ impl CompactionOptions {
             self.retention.exclude_context_window_percent,
         )?;
         self.ledger.validate()?;
+        self.fit.validate()?;
         Ok(())
     }
 }

@@ -123,6 +123,17 @@ pub const COUNT: Rule = Rule {
     code: ErrorCode::InvalidArgument,
 };
 
+/// `maxOutputTokens`: the model's output limit, a whole number of tokens
+/// from 1 to [`MAX_COUNT`].
+pub const MAX_OUTPUT_TOKENS: Rule = Rule {
+    expected: "a whole number of tokens >= 1",
+    ok: |n| n.fract() == 0.0 && (1.0..=MAX_COUNT as f64).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A token budget passed as a number (`slim_message`'s budget): finite, ≥ 0.
+pub const TOKEN_BUDGET: Rule = TOKEN_COUNT;
+
 impl Rule {
     /// The same rule, reported with another code (`INVALID_SETTINGS` in a
     /// settings file, `INVALID_STATE` in a saved state).
@@ -263,6 +274,15 @@ impl<'a> Fields<'a> {
     /// A `u64` field up to [`MAX_COUNT`] ([`COUNT`]).
     pub fn count(&self, key: &str) -> Result<Option<u64>, Error> {
         Ok(self.rule(key, &COUNT)?.map(|n| n as u64))
+    }
+
+    /// A boolean field.
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, Error> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(self.bad(key, other, "a boolean")),
+        }
     }
 
     /// A string field.

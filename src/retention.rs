@@ -24,6 +24,11 @@
 //!
 //! When the split lands at the start, nothing would be compressed: the
 //! engine reports NOOP.
+//!
+//! Both are minimums while they fit: when the kept tail would leave the next
+//! prompt at or above `auto`, the engine starts it later, at a clean
+//! boundary of the same kind, and slims what still does not fit (issue 14;
+//! see the engine's `fit` module).
 
 use serde::Serialize;
 

@@ -140,15 +140,7 @@ pub fn build_summary_request(
 ) -> SummaryRequest {
     let system_instruction = system_instruction(prompt, focus);
     let mut contents: Vec<Content> = head.iter().map(without_media).collect();
-    let mut directive = String::from(
-        "Write the snapshot of the conversation above now, following your instructions.",
-    );
-    if head.first().is_some_and(is_summary_message) {
-        directive.push_str(
-            " It starts with an earlier summary: fold what still holds in it into the new snapshot.",
-        );
-    }
-    contents.push(Content::text("user", directive));
+    contents.push(directive(head.first().is_some_and(is_summary_message)));
     let request_tokens = message_tokens(&Content::text("user", &system_instruction), options)
         + contents
             .iter()
@@ -164,6 +156,71 @@ pub fn build_summary_request(
             },
         },
     }
+}
+
+/// The final user turn of every summary request; `fold` when the messages
+/// start with an earlier summary.
+fn directive(fold: bool) -> Content {
+    let mut directive = String::from(
+        "Write the snapshot of the conversation above now, following your instructions.",
+    );
+    if fold {
+        directive.push_str(
+            " It starts with an earlier summary: fold what still holds in it into the new snapshot.",
+        );
+    }
+    Content::text("user", directive)
+}
+
+/// One request of a multi-call compaction (issue 14): the summary so far
+/// (when there is one) as an earlier summary with its acknowledgement, then
+/// `messages` (already media-free and slimmed), then the directive, which
+/// asks to fold the summary so far in. A bridge keeps user and model
+/// alternating when `messages` starts with a model turn.
+pub(crate) fn fold_request(
+    summary_so_far: Option<&str>,
+    messages: &[Content],
+    system_instruction: &str,
+    max_output_tokens: u64,
+) -> SummaryRequest {
+    let mut contents = Vec::with_capacity(messages.len() + 4);
+    if let Some(so_far) = summary_so_far {
+        contents.push(summary_message(so_far));
+        contents.push(Content::text("model", ACKNOWLEDGEMENT));
+        if messages.first().is_some_and(Content::is_model) {
+            contents.push(Content::text("user", BRIDGE));
+        }
+    }
+    contents.extend(messages.iter().cloned());
+    contents.push(directive(contents.first().is_some_and(is_summary_message)));
+    SummaryRequest {
+        system_instruction: system_instruction.to_string(),
+        contents,
+        config: SummaryConfig {
+            max_output_tokens,
+            thinking_config: ThinkingConfig {
+                include_thoughts: false,
+            },
+        },
+    }
+}
+
+/// The estimator's count of a request's input: its system instruction and
+/// every message.
+pub fn request_tokens(request: &SummaryRequest, options: &EstimateOptions) -> f64 {
+    message_tokens(&Content::text("user", &request.system_instruction), options)
+        + request
+            .contents
+            .iter()
+            .map(|c| message_tokens(c, options))
+            .sum::<f64>()
+}
+
+/// What a request costs besides the messages it summarizes: the system
+/// instruction and the directive (the larger, folding one).
+pub(crate) fn fixed_overhead(system_instruction: &str, options: &EstimateOptions) -> f64 {
+    message_tokens(&Content::text("user", system_instruction), options)
+        + message_tokens(&directive(true), options)
 }
 
 /// Provider tokens per estimated token for one chat: the provider's count of
@@ -186,7 +243,7 @@ pub fn max_output_tokens(window: f64, request_tokens: f64) -> u64 {
     room.min(COMPACT_MAX_OUTPUT_TOKENS as f64).max(1.0) as u64
 }
 
-fn system_instruction(prompt: &PromptSettings, focus: Option<&str>) -> String {
+pub(crate) fn system_instruction(prompt: &PromptSettings, focus: Option<&str>) -> String {
     let mut text = prompt
         .system_prompt
         .as_deref()
@@ -247,7 +304,7 @@ pub fn is_compaction_message(content: &Content) -> bool {
 /// A copy of a message with images and documents replaced by short text
 /// placeholders: the summarizer cannot keep them anyway, and they would cost
 /// `imageTokenEstimate` each.
-fn without_media(content: &Content) -> Content {
+pub(crate) fn without_media(content: &Content) -> Content {
     Content {
         role: content.role.clone(),
         parts: content.parts.iter().map(part_without_media).collect(),

@@ -458,10 +458,14 @@ fn a_resumed_chat_triggers_on_its_first_send() {
     // No usage yet, 200 000 estimated tokens of history.
     let mut chat = chat_at(0);
     let history = conversation(50, 8_000);
-    let (id, _, trigger) =
+    let (id, request, trigger) =
         expect_summarize(chat.poll_before_send(&history, &user("continue")).unwrap());
     assert_eq!(trigger, Trigger::Hard);
-    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    // The part to summarize is about the whole window: it takes several
+    // requests since issue 14 (before, one request with a 1-token cap).
+    let (outcome, requests) = common::run_to_end(&mut chat, id, request, 1.0, |_, _| good_answer());
+    assert!(requests.len() > 1);
+    assert_eq!(outcome.summary_calls() as usize, requests.len());
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert!((199_900..=200_000).contains(&outcome.original_token_count()));
     assert!(outcome.new_token_count() < 20_000);
@@ -512,10 +516,23 @@ fn stale_and_duplicate_ids_are_typed_errors_and_polls_are_busy_meanwhile() {
 #[test]
 fn nothing_to_compress_is_a_noop() {
     let mut chat = chat_at(190_000);
-    // Two messages: the last pairs are all of it.
+    // Two messages: the last pairs are all of it. Since issue 14 the tail
+    // yields to the window: the 400 000 characters are summarized.
     let history = vec![user(&"x".repeat(400_000)), model("ok")];
+    let (id, request, _) =
+        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (outcome, _) = common::run_to_end(&mut chat, id, request, 190_000.0 / 100_005.0, |_, _| {
+        good_answer()
+    });
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert_eq!(outcome.kept_from(), 1);
+    let mut chat = chat_at(190_000);
+    // A single short message: nothing to summarize, nothing to slim.
     assert_eq!(
-        expect_proceed(chat.poll_before_send(&history, &user("next")).unwrap()),
+        expect_proceed(
+            chat.poll_before_send(&[model("ok")], &user("next"))
+                .unwrap()
+        ),
         NoopReason::NothingToCompress
     );
     assert_eq!(

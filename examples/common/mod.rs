@@ -1,7 +1,7 @@
 //! Shared by `fit_estimator` and `fidelity`: corpus loading, the weight fit
 //! and the statistics. Both programs use the crate's own scanner, so the
 //! counts at fit time are the counts at run time.
-
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 #![allow(dead_code)] // each example uses a different part of this module
 
 use std::collections::HashSet;

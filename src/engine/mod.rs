@@ -3,8 +3,11 @@
 //! * this file: [`Compactor`], the state machine, with its call order;
 //! * [`outcome`]: the statuses and what a compaction did;
 //! * [`judge`]: judging the summarizer's answer;
-//! * [`saved_state`]: save and restore.
+//! * [`saved_state`]: save and restore;
+//! * `fit`: planning a run so that the next prompt and every summary
+//!   request fit (issue 14): the tail yields, slimming, chunks.
 
+mod fit;
 pub mod judge;
 pub mod outcome;
 pub mod saved_state;
@@ -18,15 +21,14 @@ use crate::estimate::{estimate_content_tokens, estimate_prompt_tokens, message_t
 use crate::ladder::{MAX_CONSECUTIVE_FAILURES, Thresholds, Tier, compute_thresholds, current_tier};
 use crate::ledger::Ledger;
 use crate::options::{CompactionOptions, CompactorConfig};
-use crate::read::{CHAT_WINDOW, MAX_COUNT};
+use crate::read::{CHAT_WINDOW, MAX_OUTPUT_TOKENS};
 use crate::retention::split_point;
-use crate::summary_request::{
-    SummaryRequest, build_summary_request, is_compaction_message, provider_scale,
-};
+use crate::summary_request::SummaryRequest;
 use crate::usage::{ParsedUsage, Usage, UsageUpdate, add_counts};
 
+use fit::{FitInput, FitState, Plan};
 use judge::{Basis, SummaryAnswer, Verdict, judge};
-use outcome::{CompactionOutcome, NoopReason, Run, SummarizerCause, Trigger};
+use outcome::{CompactionOutcome, Method, NoopReason, Run, SummarizerCause, Trigger};
 
 /// Identifies one summary request, so that a late or repeated answer is
 /// caught instead of applied.
@@ -69,6 +71,27 @@ pub enum SendDecision {
         /// Index into the host's history where the verbatim tail starts.
         kept_from: usize,
     },
+    /// The history was made small enough without a summary call
+    /// (`clearToolOutputs`, or slimming alone): apply the COMPRESSED
+    /// outcome (`method: Cleared`) to the history, then send.
+    Cleared(CompactionOutcome),
+}
+
+/// What comes after an answer ([`Compactor::handle_answer`]): another
+/// summary request of the same run, or the run's outcome.
+#[must_use = "a summarize step must be answered"]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Next {
+    /// Run `request` (the next chunk, carrying the summary so far), then
+    /// report it with `id` as before.
+    Summarize {
+        /// Pass it back with the answer.
+        id: RequestId,
+        /// The summarization call to run.
+        request: SummaryRequest,
+    },
+    /// The run is over.
+    Done(CompactionOutcome),
 }
 
 /// The compaction state of one chat. Sans-IO: it never calls a model, never
@@ -88,8 +111,11 @@ pub enum SendDecision {
 /// 1. [`Compactor::new`] (or [`Compactor::restore`] after a reload).
 /// 2. Before sending each user message, [`Compactor::poll_before_send`]:
 ///    * [`SendDecision::Proceed`]: send the message.
+///    * [`SendDecision::Cleared`]: apply the outcome, then send.
 ///    * [`SendDecision::Summarize`]: run the request through the model,
-///      then call **exactly one** of [`Compactor::handle_summary`],
+///      then call **exactly one** of [`Compactor::handle_answer`] (which may
+///      hand out the next request of the same run: run it and report it the
+///      same way), [`Compactor::handle_summary`] (single-request runs),
 ///      [`Compactor::handle_summary_failure`], [`Compactor::handle_abort`]
 ///      with its id. While it is in flight every poll fails with `BUSY`.
 ///      Then apply the outcome to the history
@@ -102,7 +128,7 @@ pub enum SendDecision {
 ///    [`Compactor::restore_json`].
 ///
 /// ```
-/// use compaction_core::{Compactor, CompactorConfig, Content, SendDecision, SummaryAnswer};
+/// use compaction_core::{Compactor, CompactorConfig, Content, Next, SendDecision, SummaryAnswer};
 /// let mut chat = Compactor::new(CompactorConfig::new(32_000.0)).unwrap();
 /// let words = "All work and no play makes Jack a dull boy. ".repeat(140);
 /// let mut history: Vec<Content> = (0..40)
@@ -110,16 +136,23 @@ pub enum SendDecision {
 ///     .collect();
 /// // No usage yet (a resumed chat): the whole history is estimated.
 /// match chat.poll_before_send(&history, &Content::text("user", "go on")).unwrap() {
-///     SendDecision::Summarize { id, request, .. } => {
-///         // Lowered from 20 000 so that request and summary fit the small window.
-///         assert!(request.config.max_output_tokens < 20_000);
-///         let answer = SummaryAnswer { text: "The user wants x.".into(), ..Default::default() };
-///         let outcome = chat.handle_summary(id, answer).unwrap();
+///     SendDecision::Summarize { mut id, mut request, .. } => {
+///         // What is summarized is larger than the window: it goes in several
+///         // requests, each within the window with its (lowered) output cap.
+///         let outcome = loop {
+///             assert!(request.config.max_output_tokens < 20_000);
+///             let answer = SummaryAnswer { text: "The user wants x.".into(), ..Default::default() };
+///             match chat.handle_answer(id, answer).unwrap() {
+///                 Next::Summarize { id: next, request: more } => (id, request) = (next, more),
+///                 Next::Done(outcome) => break outcome,
+///             }
+///         };
 ///         assert_eq!(outcome.status().code(), 1);
+///         assert!(outcome.summary_calls() > 1);
 ///         let replaced = outcome.apply_to(&mut history);
 ///         assert_eq!(history.len() + replaced.len(), 40 + outcome.head().unwrap().len());
 ///     }
-///     SendDecision::Proceed { .. } => unreachable!("about 60 000 estimated tokens are past hard"),
+///     other => unreachable!("about 60 000 estimated tokens are past hard: {other:?}"),
 /// }
 /// ```
 // Not Clone on purpose: two copies of a chat with the same request in
@@ -151,6 +184,7 @@ struct Pending {
     ledger: Option<Ledger>,
     /// The request's prompt, whose sections the summary is checked against.
     system_instruction: String,
+    fit: FitState,
 }
 
 impl Compactor {
@@ -205,6 +239,27 @@ impl Compactor {
     pub fn set_window(&mut self, window: f64) -> Result<(), Error> {
         self.thresholds = check_window(window)?;
         self.window = window;
+        Ok(())
+    }
+
+    /// Changes the window and the model's output limit together (the user
+    /// switched to a model with other limits); `None` means "20 000 or what
+    /// the window leaves", as without the option. Fails, changing nothing,
+    /// with `INVALID_WINDOW` or `INVALID_ARGUMENT` (a limit that is not a
+    /// whole number ≥ 1).
+    pub fn set_model_limits(
+        &mut self,
+        window: f64,
+        max_output_tokens: Option<f64>,
+    ) -> Result<(), Error> {
+        let thresholds = check_window(window)?;
+        let limit = match max_output_tokens {
+            Some(n) => Some(MAX_OUTPUT_TOKENS.check("maxOutputTokens", n)? as u64),
+            None => None,
+        };
+        self.thresholds = thresholds;
+        self.window = window;
+        self.options.fit.max_output_tokens = limit;
         Ok(())
     }
 
@@ -268,10 +323,25 @@ impl Compactor {
         match self.gate(tokens) {
             Err(reason) => Ok(proceed(reason)),
             Ok(Trigger::Hard) => {
-                self.consecutive_failures = 0;
-                Ok(self.prepare(history, estimate, tier, Trigger::Hard, None))
+                let pending = message_tokens(user_message, &self.options.estimate);
+                let decision = self.prepare(history, estimate, tier, Trigger::Hard, None, pending);
+                // A forced run resets the breaker; a message no run can fit
+                // starts none, and leaves the count as it was.
+                if !matches!(
+                    decision,
+                    SendDecision::Proceed {
+                        reason: NoopReason::MessageTooLarge { .. },
+                        ..
+                    }
+                ) {
+                    self.consecutive_failures = 0;
+                }
+                Ok(decision)
             }
-            Ok(trigger) => Ok(self.prepare(history, estimate, tier, trigger, None)),
+            Ok(trigger) => {
+                let pending = message_tokens(user_message, &self.options.estimate);
+                Ok(self.prepare(history, estimate, tier, trigger, None, pending))
+            }
         }
     }
 
@@ -323,7 +393,7 @@ impl Compactor {
             estimate_content_tokens(history, &self.options.estimate)
         };
         let tier = current_tier(estimate as f64, &self.thresholds);
-        Ok(self.prepare(history, estimate, tier, Trigger::Manual, focus))
+        Ok(self.prepare(history, estimate, tier, Trigger::Manual, focus, 0.0))
     }
 
     /// Judges the summarizer's answer to request `id` (see [`judge`]):
@@ -331,65 +401,166 @@ impl Compactor {
     /// filter, a tool call), INFLATED, or COMPRESSED with the new history's
     /// head. With the ledger on (the default), the summary message is the
     /// model's summary followed by the ledger's section, within what keeps
-    /// the new prompt below `auto` and no larger than before, and the
+    /// the next prompt below `auto` and no larger than before, and the
     /// outcome checks the model's summary ([`CompactionOutcome::summary_check`]).
     /// Fails with `STALE_REQUEST`, changing nothing, when `id` is not the
-    /// request in flight.
+    /// request in flight, and with `INVALID_STATE`, changing nothing, when
+    /// it is a step of a multi-call run with more to summarize (report
+    /// those with [`Compactor::handle_answer`], which also ends single-call
+    /// runs exactly as this does).
+    ///
+    /// A summary that would leave the next prompt (new history and the
+    /// pending message) at or above `auto` (`hard` for a run forced at
+    /// `hard` whose pending message alone is at `auto`) is INFLATED: applied, it would compact again on the next turn.
     pub fn handle_summary(
         &mut self,
         id: RequestId,
         answer: SummaryAnswer,
     ) -> Result<CompactionOutcome, Error> {
         let pending = self.take_pending(id)?;
+        if pending.fit.chunks.as_ref().is_some_and(|c| !c.is_done()) {
+            let id = pending.id;
+            self.pending = Some(pending);
+            return Err(Error::new(
+                ErrorCode::InvalidState,
+                format!(
+                    "summary request {} is one step of a multi-call compaction: report its answer \
+                     with handle_answer, which hands out the next request",
+                    id.0
+                ),
+            ));
+        }
+        let answer = fit_answer(answer, &pending.fit);
         let ledger = pending
             .ledger
             .as_ref()
             .map(|ledger| (ledger, pending.system_instruction.as_str()));
-        Ok(
-            match judge(
+        // The ledger's section may take only what keeps the next prompt
+        // (new history and the pending message) below the run's limit, so
+        // that it never turns a usable summary into a compaction loop.
+        let ceiling = self.thresholds.auto.min(pending.fit.limit) - pending.fit.pending_tokens;
+        let verdict = no_loop(
+            judge(
                 &pending.basis,
                 answer,
                 &self.options.estimate,
-                self.thresholds.auto,
+                ceiling,
                 ledger,
-            ) {
-                Verdict::Empty => CompactionOutcome::EmptySummary(self.fail(&pending)),
-                Verdict::Truncated => CompactionOutcome::OutputTruncated(self.fail(&pending)),
-                Verdict::Unusable(error) => CompactionOutcome::SummarizerFailed {
-                    run: self.fail(&pending),
-                    cause: SummarizerCause::Answer(error),
-                },
-                Verdict::Inflated {
-                    new_tokens,
-                    estimated,
-                    summary_check,
-                } => CompactionOutcome::Inflated {
-                    run: self.fail(&pending),
+            ),
+            &pending.fit,
+        );
+        Ok(match verdict {
+            Verdict::Empty => CompactionOutcome::EmptySummary(self.fail(&pending)),
+            Verdict::Truncated => CompactionOutcome::OutputTruncated(self.fail(&pending)),
+            Verdict::Unusable(error) => CompactionOutcome::SummarizerFailed {
+                run: self.fail(&pending),
+                cause: SummarizerCause::Answer(error),
+            },
+            Verdict::Inflated {
+                new_tokens,
+                estimated,
+                summary_check,
+            } => CompactionOutcome::Inflated {
+                run: self.fail(&pending),
+                new_token_count: new_tokens,
+                new_token_count_estimated: estimated,
+                summary_check,
+            },
+            Verdict::Compressed {
+                mut head,
+                summary,
+                new_tokens,
+                estimated,
+                summary_check,
+            } => {
+                head.extend(pending.fit.tail_copies.iter().cloned());
+                self.consecutive_failures = 0;
+                // The indicator resets to the freed space.
+                self.last_prompt_token_count = new_tokens;
+                CompactionOutcome::Compressed {
+                    run: self.run(&pending),
+                    head,
+                    summary,
                     new_token_count: new_tokens,
                     new_token_count_estimated: estimated,
                     summary_check,
-                },
-                Verdict::Compressed {
-                    head,
-                    summary,
-                    new_tokens,
-                    estimated,
-                    summary_check,
-                } => {
-                    self.consecutive_failures = 0;
-                    // The indicator resets to the freed space.
-                    self.last_prompt_token_count = new_tokens;
-                    CompactionOutcome::Compressed {
-                        run: self.run(&pending),
-                        head,
-                        summary,
-                        new_token_count: new_tokens,
-                        new_token_count_estimated: estimated,
-                        summary_check,
-                    }
                 }
-            },
-        )
+            }
+        })
+    }
+
+    /// Reports the answer to request `id` and says what comes next: for a
+    /// run summarized in several calls, a usable answer to any but the last
+    /// request becomes the summary so far and the next request is handed
+    /// out ([`Next::Summarize`], a new id); the last answer, or an unusable
+    /// one at any step, ends the run as [`Compactor::handle_summary`] does
+    /// ([`Next::Done`]). A failure at any step counts once, an abort at any
+    /// step not at all, and the history stays as it was until the run is
+    /// COMPRESSED. Fails with `STALE_REQUEST`, changing nothing, when `id`
+    /// is not the request in flight.
+    pub fn handle_answer(&mut self, id: RequestId, answer: SummaryAnswer) -> Result<Next, Error> {
+        let chunked = match self.pending.as_ref() {
+            Some(p) if p.id == id => p.fit.chunks.as_ref().is_some_and(|c| !c.is_done()),
+            _ => false,
+        };
+        if !chunked {
+            // The last (or only) request, or a stale id: the final judgement.
+            return self.handle_summary(id, answer).map(Next::Done);
+        }
+        let text = answer.text.trim().to_string();
+        let mut pending = self.take_pending(id)?;
+        // A partial summary gets no ledger section: the last answer does.
+        match judge(
+            &pending.basis,
+            answer,
+            &self.options.estimate,
+            f64::INFINITY,
+            None,
+        ) {
+            Verdict::Empty => Ok(Next::Done(CompactionOutcome::EmptySummary(
+                self.fail(&pending),
+            ))),
+            Verdict::Truncated => Ok(Next::Done(CompactionOutcome::OutputTruncated(
+                self.fail(&pending),
+            ))),
+            Verdict::Unusable(error) => Ok(Next::Done(CompactionOutcome::SummarizerFailed {
+                run: self.fail(&pending),
+                cause: SummarizerCause::Answer(error),
+            })),
+            Verdict::Inflated { .. } | Verdict::Compressed { .. } => {
+                // A partial summary is never judged for size: it becomes the
+                // summary so far, carried into the next request.
+                let options = self.options.estimate;
+                let Some(chunks) = pending.fit.chunks.as_mut() else {
+                    self.pending = Some(pending);
+                    return self
+                        .handle_summary(
+                            id,
+                            SummaryAnswer {
+                                text,
+                                ..SummaryAnswer::default()
+                            },
+                        )
+                        .map(Next::Done);
+                };
+                let request = chunks.next_request(Some(&text), &options);
+                let id = self.next_id();
+                pending.id = id;
+                pending.fit.calls = pending.fit.calls.saturating_add(1);
+                self.pending = Some(pending);
+                Ok(Next::Summarize { id, request })
+            }
+        }
+    }
+
+    /// Like [`Compactor::handle_answer`] for an answer as JSON (see
+    /// [`SummaryAnswer::from_json`]): a malformed one ends the run as
+    /// SUMMARIZER_FAILED with the `INVALID_ANSWER` error as its cause.
+    pub fn handle_answer_json(&mut self, id: RequestId, answer: &Value) -> Result<Next, Error> {
+        match SummaryAnswer::from_json(answer) {
+            Ok(answer) => self.handle_answer(id, answer),
+            Err(error) => self.handle_invalid_answer(id, error).map(Next::Done),
+        }
     }
 
     /// Like [`Compactor::handle_summary`] for an answer as JSON
@@ -499,8 +670,9 @@ impl Compactor {
         }
     }
 
-    /// Splits the history and builds the request, or says there is nothing
-    /// to compress.
+    /// Plans the run ([`fit::plan`]): the spec's split, then the tail, the
+    /// clearing and the requests fitted to the window; hands out the first
+    /// request, or says why nothing runs.
     fn prepare(
         &mut self,
         history: &[Content],
@@ -508,75 +680,86 @@ impl Compactor {
         tier: Tier,
         trigger: Trigger,
         focus: Option<&str>,
+        pending_tokens: f64,
     ) -> SendDecision {
         let options = &self.options;
         let split = split_point(history, self.window, &options.retention, &options.estimate);
-        let (head, tail) = history.split_at(split.kept_from);
-        if head.is_empty() || head.iter().all(is_compaction_message) {
-            return SendDecision::Proceed {
-                estimate,
-                tier,
-                reason: NoopReason::NothingToCompress,
-            };
-        }
-        let sum = |messages: &[Content]| -> f64 {
-            messages
-                .iter()
-                .map(|c| message_tokens(c, &options.estimate))
-                .sum()
-        };
-        let head_estimate = sum(head);
-        let tail_estimate = sum(tail);
-        let history_estimate = head_estimate + tail_estimate;
-        let scale = provider_scale(self.last_prompt_token_count, history_estimate);
-        let request = build_summary_request(
-            head,
-            self.window,
-            &options.prompt,
+        let input = FitInput {
+            history,
+            window: self.window,
+            thresholds: &self.thresholds,
+            options,
+            last_prompt_token_count: self.last_prompt_token_count,
+            pending_tokens,
+            trigger,
             focus,
-            &options.estimate,
-            scale,
-        );
-        // From the head as the host gave it: an earlier summary there
-        // carries its ledger into this one.
-        let ledger = options
-            .ledger
-            .enabled
-            .then(|| Ledger::from_messages(head, &options.ledger, self.window, &options.estimate));
-        // The request is the (media-free) head plus the prompt and the
-        // final directive; those two are what the call's input count holds
-        // on top of the summarized messages.
-        let request_overhead = message_tokens(
-            &Content::text("user", &request.system_instruction),
-            &options.estimate,
-        ) + request
-            .contents
-            .last()
-            .map_or(0.0, |c| message_tokens(c, &options.estimate));
-        let history_tokens = if self.last_prompt_token_count > 0 {
-            self.last_prompt_token_count
-        } else {
-            (history_estimate.ceil() as u64).min(MAX_COUNT)
         };
-        let id = RequestId(self.next_request_id);
-        // Ids stay exact as JS numbers (a restore accepts up to 2^53 − 1).
-        self.next_request_id = add_counts(self.next_request_id, 1);
+        let prepared = match fit::plan(&input, split.kept_from) {
+            Plan::Noop(reason) => {
+                return SendDecision::Proceed {
+                    estimate,
+                    tier,
+                    reason,
+                };
+            }
+            Plan::Cleared {
+                head,
+                kept_from,
+                history_tokens,
+                new_tokens,
+            } => {
+                self.consecutive_failures = 0;
+                self.last_prompt_token_count = new_tokens;
+                return SendDecision::Cleared(CompactionOutcome::Compressed {
+                    run: Run {
+                        trigger,
+                        estimate,
+                        tier,
+                        kept_from,
+                        original_token_count: history_tokens,
+                        consecutive_failures: 0,
+                        summary_calls: 0,
+                        method: Method::Cleared,
+                    },
+                    head,
+                    summary: String::new(),
+                    new_token_count: new_tokens,
+                    new_token_count_estimated: true,
+                    // No summary to check: nothing was summarized.
+                    summary_check: None,
+                });
+            }
+            Plan::Summarize(prepared) => *prepared,
+        };
+        // From the replaced part as the host gave it: an earlier summary
+        // there carries its ledger into this one.
+        let ledger = options.ledger.enabled.then(|| {
+            Ledger::from_messages(
+                &history[..prepared.kept_from.min(history.len())],
+                &options.ledger,
+                self.window,
+                &options.estimate,
+            )
+        });
+        let id = self.next_id();
+        let request = prepared.request;
         self.pending = Some(Pending {
             id,
             trigger,
             estimate,
             tier,
-            kept_from: split.kept_from,
+            kept_from: prepared.kept_from,
             basis: Basis {
-                history_tokens,
-                history_estimate,
-                tail_estimate,
-                request_overhead,
+                history_tokens: prepared.history_tokens,
+                history_estimate: prepared.history_estimate,
+                tail_estimate: prepared.tail_estimate,
+                request_overhead: prepared.request_overhead,
                 max_output_tokens: request.config.max_output_tokens,
-                tail_starts_with_model: split.starts_with_model,
+                tail_starts_with_model: prepared.starts_with_model,
             },
             ledger,
             system_instruction: request.system_instruction.clone(),
+            fit: prepared.state,
         });
         SendDecision::Summarize {
             id,
@@ -585,8 +768,16 @@ impl Compactor {
             trigger,
             estimate,
             tier,
-            kept_from: split.kept_from,
+            kept_from: prepared.kept_from,
         }
+    }
+
+    /// A fresh request id. Ids stay exact as JS numbers (a restore accepts
+    /// up to 2^53 − 1).
+    fn next_id(&mut self) -> RequestId {
+        let id = RequestId(self.next_request_id);
+        self.next_request_id = add_counts(self.next_request_id, 1);
+        id
     }
 
     /// A failed run: the history stays as it was; a non-forced failure
@@ -606,7 +797,44 @@ impl Compactor {
             kept_from: pending.kept_from,
             original_token_count: pending.basis.history_tokens,
             consecutive_failures: self.consecutive_failures,
+            summary_calls: pending.fit.calls,
+            method: Method::Summarized,
         }
+    }
+}
+
+/// The answer as judging needs it: when the request did not hold the
+/// summarized messages verbatim (slimmed, cleared, or in several calls), the
+/// call's input count does not measure them, so only its output count is
+/// kept (for the truncation check) and the new size is estimated.
+fn fit_answer(mut answer: SummaryAnswer, fit: &FitState) -> SummaryAnswer {
+    if !fit.exact {
+        answer.usage = answer.usage.map(|u| Usage {
+            input_tokens: None,
+            output_tokens: u.answer_tokens(),
+            thoughts_tokens: u.thoughts_tokens,
+            total_tokens: None,
+        });
+    }
+    answer
+}
+
+/// No compaction loop: a summary that leaves the next prompt (new history
+/// and the pending message) at or above the run's limit would compact again
+/// on the next turn, so it is not applied; it counts as INFLATED, a failure.
+fn no_loop(verdict: Verdict, fit: &FitState) -> Verdict {
+    match verdict {
+        Verdict::Compressed {
+            new_tokens,
+            estimated,
+            summary_check,
+            ..
+        } if new_tokens as f64 + fit.pending_tokens >= fit.limit => Verdict::Inflated {
+            new_tokens,
+            estimated,
+            summary_check,
+        },
+        other => other,
     }
 }
 

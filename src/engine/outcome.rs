@@ -13,7 +13,9 @@
 //! `newTokenCount`, `newTokenCountEstimated`, `consecutiveFailures`,
 //! `summary`, `summaryCheck` (`{ sections: { name: bool }, missingFiles:
 //! [path] }` on COMPRESSED and INFLATED with the ledger on, else `null`),
-//! on COMPRESSED `head`, and on SUMMARIZER_FAILED `cause`
+//! `summaryCalls`, `method` (`"summarized"` or `"cleared"`, `null` for
+//! NOOP), `overBy` with `noopReason: "messageTooLarge"`, on COMPRESSED
+//! `head`, and on SUMMARIZER_FAILED `cause`
 //! (`{ code, message }` when the answer was unusable, `{ message }` for a
 //! failure of the host's summarizer, whose own error the caller keeps).
 
@@ -128,9 +130,10 @@ impl Trigger {
     }
 }
 
-/// Why nothing was compacted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Why nothing was compacted. Serialized as its name (`belowAuto`, …);
+/// `MessageTooLarge` carries `overBy`, which the result object writes as a
+/// field of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoopReason {
     /// The prompt is below `auto`.
     BelowAuto,
@@ -140,6 +143,57 @@ pub enum NoopReason {
     /// Everything in the history is kept verbatim, or what would be
     /// summarized is only an earlier summary.
     NothingToCompress,
+    /// The user message about to be sent is, alone with the smallest
+    /// compacted history possible before it, at or above `hard`: no
+    /// compaction can make the prompt fit, so none is run. The host shortens
+    /// the message (e.g. with [`crate::slim::slim_message`]) or tells the user.
+    MessageTooLarge {
+        /// Tokens above `hard` of that smallest prompt.
+        over_by: u64,
+    },
+    /// An auto run could not bring the next prompt below `auto` (the pending
+    /// message is too large for that, though below `hard`): it is not
+    /// started, so the chat does not compact on every turn. The message is
+    /// sent as is; once it is in the history, the next run can summarize it.
+    WouldNotFit,
+}
+
+impl NoopReason {
+    /// The reason's name, as the JS API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoopReason::BelowAuto => "belowAuto",
+            NoopReason::BreakerOpen => "breakerOpen",
+            NoopReason::NothingToCompress => "nothingToCompress",
+            NoopReason::MessageTooLarge { .. } => "messageTooLarge",
+            NoopReason::WouldNotFit => "wouldNotFit",
+        }
+    }
+
+    /// For `MessageTooLarge`, the tokens above `hard`.
+    pub fn over_by(self) -> Option<u64> {
+        match self {
+            NoopReason::MessageTooLarge { over_by } => Some(over_by),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for NoopReason {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// How a COMPRESSED run made the history smaller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// By summary calls to the host's model (the spec's compaction).
+    Summarized,
+    /// By replacing old tool outputs with one-line markers, without a model
+    /// call (`clearToolOutputs`).
+    Cleared,
 }
 
 /// What every run that reached the summarizer reports.
@@ -159,6 +213,12 @@ pub struct Run {
     pub original_token_count: u64,
     /// The failure count after this outcome.
     pub consecutive_failures: u32,
+    /// Summary calls made by this run (answered, failed or aborted): 0 for a
+    /// run that cleared tool outputs only, more than 1 when the part to
+    /// summarize was larger than one request can hold.
+    pub summary_calls: u32,
+    /// How the run compacts.
+    pub method: Method,
 }
 
 /// Why the summarizer produced nothing usable (SUMMARIZER_FAILED).
@@ -206,13 +266,16 @@ pub enum CompactionOutcome<C = Infallible> {
         consecutive_failures: u32,
     },
     /// COMPRESSED: the new history is `head` followed by the host's
-    /// `history[run.kept_from..]`.
+    /// `history[run.kept_from..]`. With `method: Cleared`, `summary` is
+    /// empty and `head` is the cleared copies of the replaced messages.
     Compressed {
         /// The run.
         run: Run,
         /// The new history's leading messages: the summary (a user message),
         /// a model acknowledgement, and a one-line user bridge when the kept
-        /// tail starts with a model message.
+        /// tail starts with a model message; then the copies of tail messages
+        /// that had to be slimmed to fit the window (or that a manual run
+        /// keeps before a dropped trailing call), in order.
         head: Vec<Content>,
         /// The summary text as written into the history: the model's
         /// summary, then the ledger's section when there is one.
@@ -374,10 +437,11 @@ impl<C> CompactionOutcome<C> {
         }
     }
 
-    /// COMPRESSED only: the summary text as written into the history.
+    /// COMPRESSED only: the summary text as written into the history
+    /// (`None` too when the run only cleared tool outputs).
     pub fn summary(&self) -> Option<&str> {
         match self {
-            CompactionOutcome::Compressed { summary, .. } => Some(summary),
+            CompactionOutcome::Compressed { summary, .. } if !summary.is_empty() => Some(summary),
             _ => None,
         }
     }
@@ -391,6 +455,16 @@ impl<C> CompactionOutcome<C> {
             | CompactionOutcome::Inflated { summary_check, .. } => summary_check.as_ref(),
             _ => None,
         }
+    }
+
+    /// The summary calls the run made (0 for NOOP and for a cleared run).
+    pub fn summary_calls(&self) -> u32 {
+        self.run().map_or(0, |run| run.summary_calls)
+    }
+
+    /// How the run compacts; `None` for NOOP.
+    pub fn method(&self) -> Option<Method> {
+        self.run().map(|run| run.method)
     }
 
     /// COMPRESSED only: the new history's leading messages.
@@ -513,6 +587,9 @@ impl<C> Serialize for CompactionOutcome<C> {
         map.serialize_entry("trigger", &self.trigger())?;
         map.serialize_entry("forced", &self.forced())?;
         map.serialize_entry("noopReason", &self.noop_reason())?;
+        if let Some(over_by) = self.noop_reason().and_then(NoopReason::over_by) {
+            map.serialize_entry("overBy", &over_by)?;
+        }
         map.serialize_entry("estimate", &self.estimate())?;
         map.serialize_entry("tier", &self.tier())?;
         map.serialize_entry("keptFrom", &self.kept_from())?;
@@ -522,6 +599,8 @@ impl<C> Serialize for CompactionOutcome<C> {
         map.serialize_entry("consecutiveFailures", &self.consecutive_failures())?;
         map.serialize_entry("summary", &self.summary())?;
         map.serialize_entry("summaryCheck", &self.summary_check())?;
+        map.serialize_entry("summaryCalls", &self.summary_calls())?;
+        map.serialize_entry("method", &self.method())?;
         if let Some(head) = self.head() {
             map.serialize_entry("head", head)?;
         }

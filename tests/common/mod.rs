@@ -1,5 +1,6 @@
 //! Helpers shared by the engine, retention, driver and session tests.
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use std::future::Future;
 use std::pin::pin;
@@ -97,4 +98,70 @@ pub fn spec_config(window: f64) -> compaction_core::CompactorConfig {
     let mut config = compaction_core::CompactorConfig::new(window);
     config.options.estimate.estimator = compaction_core::Estimator::Reference;
     config
+}
+
+/// Checks the rules every summary request must keep (issue 14): its output
+/// cap is at most the model's limit (`model_limit`, 20 000 when the chat has
+/// none) and its estimated input, scaled by `scale` (provider tokens per
+/// estimated token; 1.0 for a resumed chat), leaves the cap and the
+/// provider's framing margin inside the window. Every test that runs a
+/// summary request goes through it.
+pub fn check_request(
+    request: &compaction_core::SummaryRequest,
+    chat: &compaction_core::Compactor,
+    scale: f64,
+) {
+    let limit = chat
+        .options()
+        .fit
+        .max_output_tokens
+        .unwrap_or(compaction_core::COMPACT_MAX_OUTPUT_TOKENS)
+        .min(compaction_core::COMPACT_MAX_OUTPUT_TOKENS);
+    let cap = request.config.max_output_tokens;
+    assert!(
+        cap >= 1 && cap <= limit,
+        "cap {cap} above the model's limit {limit}"
+    );
+    let input =
+        compaction_core::summary_request::request_tokens(request, &chat.options().estimate) * scale;
+    let room =
+        chat.window() - cap as f64 - compaction_core::summary_request::REQUEST_OVERHEAD_TOKENS;
+    assert!(
+        input <= room,
+        "request input {input} above window - cap - margin = {room}"
+    );
+}
+
+/// Runs a compaction to its end through [`compaction_core::Compactor::handle_answer`]:
+/// `answer` writes the answer to each request (it sees the request and its
+/// number, from 0). Each request is checked with [`check_request`]. Returns
+/// the outcome and every request made.
+pub fn run_to_end(
+    chat: &mut compaction_core::Compactor,
+    id: compaction_core::RequestId,
+    request: compaction_core::SummaryRequest,
+    scale: f64,
+    mut answer: impl FnMut(&compaction_core::SummaryRequest, usize) -> compaction_core::SummaryAnswer,
+) -> (
+    compaction_core::CompactionOutcome,
+    Vec<compaction_core::SummaryRequest>,
+) {
+    let (mut id, mut request) = (id, request);
+    let mut requests = Vec::new();
+    loop {
+        check_request(&request, chat, scale);
+        let reply = answer(&request, requests.len());
+        requests.push(request);
+        match chat.handle_answer(id, reply).unwrap() {
+            compaction_core::Next::Done(outcome) => return (outcome, requests),
+            compaction_core::Next::Summarize {
+                id: next_id,
+                request: next,
+            } => {
+                assert!(chat.pending_request() == Some(next_id));
+                id = next_id;
+                request = next;
+            }
+        }
+    }
 }

@@ -1,0 +1,455 @@
+//! Every send fits the window (issue 14): how a run is planned so that the
+//! next prompt fits and every summary request fits the model.
+//!
+//! * **The tail yields.** The retention minimums (`excludeMessages`,
+//!   `excludeContextWindowPercent`) hold while they fit. When the kept tail,
+//!   the summary reserve and the pending message would leave the next prompt
+//!   at or above `auto` (`hard` for a run forced at `hard` whose pending
+//!   message alone is at `auto`), the tail starts later, at a clean boundary (never between a
+//!   call and its response), down to the last one; when even that does not
+//!   fit, its largest messages are slimmed ([`crate::slim`]) and their
+//!   copies go into the outcome's head.
+//! * **A message that cannot fit.** When the pending message, with the
+//!   smallest compacted history possible before it, is at or above `hard`,
+//!   nothing runs: NOOP `messageTooLarge` with `overBy`. At or above `auto`
+//!   on an auto run, nothing runs either (`wouldNotFit`): compacting could
+//!   not bring the next prompt below `auto`.
+//! * **Clearing first** (`clearToolOutputs`): tool outputs before the tail
+//!   become markers; when that brings the prompt below `warn`, the run ends
+//!   there (COMPRESSED, `method: "cleared"`, no call).
+//! * **The request fits.** Its input is at most `window − cap − 1 024`
+//!   (provider tokens, through the chat's provider scale). When the part to
+//!   summarize is larger, its tool outputs and call arguments are slimmed to
+//!   a per-message budget (a quarter of a request), and if it is still too
+//!   large it is summarized in chunks ([`Chunks`]), each request carrying
+//!   the summary so far; a single message larger than a request is slimmed
+//!   to fit one.
+//! * **Manual runs** drop an unanswered trailing function call: no response
+//!   will come between turns.
+
+use crate::content::Content;
+use crate::estimate::{EstimateOptions, message_tokens};
+use crate::ladder::{COMPACT_MAX_OUTPUT_TOKENS, Thresholds};
+use crate::options::CompactionOptions;
+use crate::read::MAX_COUNT;
+use crate::slim::{clear_tool_outputs, fit_messages, slim_message};
+use crate::summary_request::{
+    ACKNOWLEDGEMENT, BRIDGE, REQUEST_OVERHEAD_TOKENS, SummaryRequest, build_summary_request,
+    fixed_overhead, fold_request, is_compaction_message, max_output_tokens, provider_scale,
+    request_tokens, summary_message, system_instruction, without_media,
+};
+
+use super::outcome::{NoopReason, Trigger};
+
+/// What a run is planned from.
+pub(super) struct FitInput<'a> {
+    pub history: &'a [Content],
+    pub window: f64,
+    pub thresholds: &'a Thresholds,
+    pub options: &'a CompactionOptions,
+    pub last_prompt_token_count: u64,
+    /// The estimated tokens of the message about to be sent (0 for `/compact`).
+    pub pending_tokens: f64,
+    pub trigger: Trigger,
+    pub focus: Option<&'a str>,
+}
+
+/// What the planning decided.
+pub(super) enum Plan {
+    /// Nothing runs.
+    Noop(NoopReason),
+    /// Made small enough without a model call (cleared tool outputs,
+    /// slimmed messages): the new history is `head` + `history[kept_from..]`.
+    Cleared {
+        head: Vec<Content>,
+        kept_from: usize,
+        history_tokens: u64,
+        new_tokens: u64,
+    },
+    /// A summary run.
+    Summarize(Box<Prepared>),
+}
+
+/// A summary run, ready to hand out its first request.
+pub(super) struct Prepared {
+    pub request: SummaryRequest,
+    pub kept_from: usize,
+    pub starts_with_model: bool,
+    pub history_tokens: u64,
+    pub history_estimate: f64,
+    pub tail_estimate: f64,
+    pub request_overhead: f64,
+    pub state: FitState,
+}
+
+/// What a run in flight keeps beyond the spec's basis: the parts of the
+/// new history it already made (slimmed tail copies), the chunks still to
+/// summarize, and what the no-loop check needs.
+#[derive(Clone, Debug)]
+pub(super) struct FitState {
+    /// Copies of tail messages that go into the head after the summary
+    /// (slimmed ones, or the tail before a dropped trailing call).
+    pub tail_copies: Vec<Content>,
+    /// The chunks not yet summarized, for a multi-call run.
+    pub chunks: Option<Chunks>,
+    /// Summary requests handed out so far.
+    pub calls: u32,
+    /// Whether the request holds the summarized messages verbatim, so that
+    /// the call's input count measures them (else the new size is estimated).
+    pub exact: bool,
+    /// The next prompt must be below this (`auto`, or `hard` for a hard run).
+    pub limit: f64,
+    /// The pending message's estimated tokens.
+    pub pending_tokens: f64,
+}
+
+/// The part of a multi-call run still to summarize: media-free, slimmed
+/// copies, handed out one request at a time.
+#[derive(Clone, Debug)]
+pub(super) struct Chunks {
+    messages: Vec<Content>,
+    next: usize,
+    system_instruction: String,
+    cap: u64,
+    /// The estimator's budget for one request's input.
+    room: f64,
+    /// The estimator's count the summary so far may take: the cap (a model
+    /// that honours it never writes more; a longer one is cut, so that the
+    /// next request still fits).
+    so_far_budget: f64,
+}
+
+impl Chunks {
+    /// Whether every message was handed out.
+    pub fn is_done(&self) -> bool {
+        self.next >= self.messages.len()
+    }
+
+    /// The next request: the summary so far, then as many whole units
+    /// (a unit starts at a clean boundary, so a call and its response are
+    /// never in different requests) as the room holds, at least one, slimmed
+    /// further if it alone is too large.
+    pub fn next_request(
+        &mut self,
+        so_far: Option<&str>,
+        options: &EstimateOptions,
+    ) -> SummaryRequest {
+        let cut;
+        let so_far = match so_far {
+            Some(text)
+                if message_tokens(&Content::text("user", text), options) > self.so_far_budget =>
+            {
+                let slim = slim_message(&Content::text("user", text), self.so_far_budget, options);
+                cut = slim
+                    .parts
+                    .first()
+                    .and_then(|p| p.as_map().get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                Some(cut.as_str())
+            }
+            other => other,
+        };
+        let carried = so_far.map_or(0.0, |s| {
+            message_tokens(&summary_message(s), options)
+                + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
+                + message_tokens(&Content::text("user", BRIDGE), options)
+        });
+        let room = (self.room - fixed_overhead(&self.system_instruction, options) - carried)
+            .max(self.room / 8.0);
+        let start = self.next;
+        let mut end = start;
+        let mut used = 0.0;
+        while end < self.messages.len() {
+            let unit_end = unit_end(&self.messages, end);
+            let unit: f64 = self.messages[end..unit_end]
+                .iter()
+                .map(|m| message_tokens(m, options))
+                .sum();
+            if end > start && used + unit > room {
+                break;
+            }
+            used += unit;
+            end = unit_end;
+        }
+        self.next = end;
+        let chunk = if used > room {
+            fit_messages(&self.messages[start..end], room, options)
+        } else {
+            self.messages[start..end].to_vec()
+        };
+        fold_request(so_far, &chunk, &self.system_instruction, self.cap)
+    }
+}
+
+/// Whether a clean boundary is at `i`: a user's own message (not a tool
+/// result, not one of this library's), or a model turn right after a
+/// user-side one (the response of every earlier call precedes it).
+fn is_boundary(messages: &[Content], i: usize) -> bool {
+    let m = &messages[i];
+    if m.is_model() {
+        i > 0 && !messages[i - 1].is_model()
+    } else {
+        !m.is_tool_result() && !is_compaction_message(m)
+    }
+}
+
+/// Where the unit that starts at `start` ends: at the next boundary.
+fn unit_end(messages: &[Content], start: usize) -> usize {
+    (start + 1..messages.len())
+        .find(|&i| is_boundary(messages, i))
+        .unwrap_or(messages.len())
+}
+
+/// The largest output cap a summary call may have: 20 000 or the model's
+/// limit.
+pub(super) fn model_cap(options: &CompactionOptions) -> u64 {
+    options
+        .fit
+        .max_output_tokens
+        .map_or(COMPACT_MAX_OUTPUT_TOKENS, |n| {
+            n.min(COMPACT_MAX_OUTPUT_TOKENS)
+        })
+}
+
+/// Plans a run: see the module docs.
+pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
+    let options = &input.options.estimate;
+    let history = input.history;
+    let thresholds = input.thresholds;
+    let manual = matches!(input.trigger, Trigger::Manual);
+    // Between turns no response will come for a trailing call: drop it.
+    let body_len = if manual && history.last().is_some_and(Content::has_function_call) {
+        history.len() - 1
+    } else {
+        history.len()
+    };
+    let dropped_call = body_len < history.len();
+    let body = &history[..body_len];
+    let sizes: Vec<f64> = history.iter().map(|m| message_tokens(m, options)).collect();
+    let history_estimate: f64 = sizes.iter().sum();
+    let history_tokens = if input.last_prompt_token_count > 0 {
+        input.last_prompt_token_count
+    } else {
+        (history_estimate.ceil() as u64).min(MAX_COUNT)
+    };
+    // What the provider counts and the estimator does not see (system
+    // prompt, tool declarations, the estimator's own error); bounded by the
+    // window, so that a bogus usage count cannot make every tail empty.
+    let unseen = (history_tokens as f64 - history_estimate).clamp(0.0, input.window);
+    let framing = message_tokens(&summary_message(""), options)
+        + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
+        + message_tokens(&Content::text("user", BRIDGE), options);
+    let pending = input.pending_tokens;
+    let trailing_call = !manual && body.last().is_some_and(Content::has_function_call);
+    let smallest_tail = if trailing_call {
+        sizes[body_len - 1]
+    } else {
+        0.0
+    };
+    // The smallest prompt any run could leave: the summary's framing, the
+    // call the pending message answers, and the message. What the estimator
+    // cannot see is left out: it is not the message's doing, and a run
+    // cannot shrink it either way.
+    let smallest = framing + pending + smallest_tail;
+    if !manual && smallest >= thresholds.hard {
+        return Plan::Noop(NoopReason::MessageTooLarge {
+            over_by: ((smallest - thresholds.hard).ceil() as u64).clamp(1, MAX_COUNT),
+        });
+    }
+    if matches!(input.trigger, Trigger::Auto) && smallest >= thresholds.auto {
+        return Plan::Noop(NoopReason::WouldNotFit);
+    }
+    // The next prompt must end below `auto`; only a hard run whose pending
+    // message alone keeps it at `auto` aims at `hard` (fitting the window
+    // beats not compacting; the message is in the history on the next turn,
+    // where it can be summarized).
+    let limit = if matches!(input.trigger, Trigger::Hard) && smallest >= thresholds.auto {
+        thresholds.hard
+    } else {
+        thresholds.auto
+    };
+    let cap_fit = model_cap(input.options);
+    // The room the summary is expected to take: its cap, at most a quarter
+    // of `auto` (a small window would otherwise keep no tail at all; the
+    // no-loop check still judges the real summary).
+    let reserve = (cap_fit as f64).min(thresholds.auto / 4.0);
+    let tail_budget = (limit - 1.0 - unseen - framing - reserve - pending).max(0.0);
+
+    // The tail yields: the earliest clean boundary from the spec's split
+    // whose tail fits, else the last one.
+    let mut suffix = vec![0.0; body_len + 1];
+    for i in (0..body_len).rev() {
+        suffix[i] = suffix[i + 1] + sizes[i];
+    }
+    let split_from = split_from.min(body_len);
+    let tail_from = if suffix[split_from] <= tail_budget {
+        split_from
+    } else {
+        let last = if trailing_call {
+            body_len - 1
+        } else {
+            body_len
+        };
+        let boundaries: Vec<usize> = (split_from + 1..last)
+            .filter(|&i| is_boundary(body, i))
+            .collect();
+        boundaries
+            .iter()
+            .copied()
+            .find(|&i| suffix[i] <= tail_budget)
+            .or_else(|| boundaries.last().copied())
+            .unwrap_or(split_from)
+    };
+    let tail = &body[tail_from..];
+    let mut tail_estimate = suffix[tail_from];
+    let mut tail_copies: Vec<Content> = Vec::new();
+    let mut kept_from = tail_from;
+    if tail_estimate > tail_budget {
+        let fitted = fit_messages(tail, tail_budget, options);
+        let last_changed = fitted
+            .iter()
+            .zip(tail)
+            .rposition(|(a, b)| a != b)
+            .map_or(0, |i| i + 1);
+        tail_estimate = fitted.iter().map(|m| message_tokens(m, options)).sum();
+        tail_copies = fitted[..last_changed].to_vec();
+        kept_from = tail_from + last_changed;
+    }
+    if dropped_call {
+        // The rest of the tail is copied too, so that the new history ends
+        // before the dropped call.
+        tail_copies.extend(body[kept_from..].iter().cloned());
+        kept_from = history.len();
+    }
+    let starts_with_model = tail_copies
+        .first()
+        .or_else(|| history.get(kept_from))
+        .is_some_and(Content::is_model);
+    let head = &body[..tail_from];
+    let nothing_to_summarize = head.is_empty() || head.iter().all(is_compaction_message);
+
+    let clear = input.options.fit.clear_tool_outputs;
+    let cleared: Option<Vec<Content>> =
+        clear.then(|| head.iter().map(clear_tool_outputs).collect());
+    if nothing_to_summarize || cleared.is_some() {
+        let head_copies: Vec<Content> = cleared.clone().unwrap_or_else(|| head.to_vec());
+        let head_estimate: f64 = head_copies.iter().map(|m| message_tokens(m, options)).sum();
+        let new_estimate = unseen + head_estimate + tail_estimate;
+        let enough = new_estimate + pending < thresholds.warn
+            || (nothing_to_summarize && new_estimate + pending < limit);
+        if enough && (!tail_copies.is_empty() || cleared.is_some()) && kept_from > 0 {
+            let new_tokens = (new_estimate.ceil() as u64).min(MAX_COUNT);
+            if new_tokens < history_tokens {
+                let mut new_head = head_copies;
+                new_head.extend(tail_copies);
+                return Plan::Cleared {
+                    head: new_head,
+                    kept_from,
+                    history_tokens,
+                    new_tokens,
+                };
+            }
+        }
+        if nothing_to_summarize {
+            return Plan::Noop(NoopReason::NothingToCompress);
+        }
+    }
+
+    // The request fits the model.
+    let scale = provider_scale(input.last_prompt_token_count, history_estimate);
+    let system = system_instruction(&input.options.prompt, input.focus);
+    let overhead = fixed_overhead(&system, options);
+    let window = input.window;
+    let cap_multi = cap_fit.min(
+        ((window - REQUEST_OVERHEAD_TOKENS - overhead * scale) / 3.0)
+            .floor()
+            .max(1.0) as u64,
+    );
+    // One request is enough while it leaves the summary a fair cap: a
+    // sixteenth of the window (at least 1 024), or what chunks would get.
+    let min_single = cap_multi.min(cap_fit.min(((window / 16.0).floor() as u64).max(1_024)));
+    let fits = |request: &SummaryRequest| -> Option<u64> {
+        let cap = max_output_tokens(window, (request_tokens(request, options) * scale).ceil())
+            .min(cap_fit);
+        (cap >= min_single).then_some(cap)
+    };
+    let mut state = FitState {
+        tail_copies,
+        chunks: None,
+        calls: 1,
+        exact: false,
+        limit,
+        pending_tokens: pending,
+    };
+    let prepared = |request: SummaryRequest, state: FitState, request_overhead: f64| {
+        Plan::Summarize(Box::new(Prepared {
+            request,
+            kept_from,
+            starts_with_model,
+            history_tokens,
+            history_estimate,
+            tail_estimate,
+            request_overhead,
+            state,
+        }))
+    };
+    if cleared.is_none() {
+        let mut request = build_summary_request(
+            head,
+            window,
+            &input.options.prompt,
+            input.focus,
+            options,
+            scale,
+        );
+        if let Some(cap) = fits(&request) {
+            request.config.max_output_tokens = cap;
+            let request_overhead =
+                message_tokens(&Content::text("user", &request.system_instruction), options)
+                    + request
+                        .contents
+                        .last()
+                        .map_or(0.0, |c| message_tokens(c, options));
+            state.exact = true;
+            return prepared(request, state, request_overhead);
+        }
+    }
+    // Slim each message to a per-message budget, then try one request again.
+    let room = ((window - cap_multi as f64 - REQUEST_OVERHEAD_TOKENS) / scale).max(1.0);
+    let per_message = ((room - overhead - cap_multi as f64 / scale) / 4.0).max(1.0);
+    let source: Vec<Content> = cleared.unwrap_or_else(|| head.to_vec());
+    let messages: Vec<Content> = source
+        .iter()
+        .map(|m| {
+            let m = without_media(m);
+            // Tool traffic (outputs, call arguments) is cut first; a long
+            // text of the user's or the model's is left to the chunks, and
+            // cut only if it alone is larger than one request.
+            let tool = m.is_tool_result() || m.has_function_call();
+            if tool && message_tokens(&m, options) > per_message {
+                slim_message(&m, per_message, options)
+            } else {
+                m
+            }
+        })
+        .collect();
+    let single = fold_request(None, &messages, &system, cap_multi);
+    if let Some(cap) = fits(&single) {
+        let mut request = single;
+        request.config.max_output_tokens = cap;
+        return prepared(request, state, 0.0);
+    }
+    let mut chunks = Chunks {
+        messages,
+        next: 0,
+        system_instruction: system,
+        cap: cap_multi,
+        room,
+        so_far_budget: cap_multi as f64 / scale,
+    };
+    let request = chunks.next_request(None, options);
+    state.chunks = Some(chunks);
+    prepared(request, state, 0.0)
+}

@@ -1,0 +1,279 @@
+//! Making messages smaller without a model (issue 14).
+//!
+//! * [`slim_message`]: one message cut to a token budget. Its long strings
+//!   (text parts, tool outputs, call arguments) keep their head and their
+//!   end, and the middle becomes a marker that says how much was removed:
+//!   `[… 48,210 characters removed by compaction …]`. The longest strings
+//!   are cut first and to the same length, so short ones stay whole.
+//! * [`fit_messages`]: several messages cut together to one budget, the
+//!   largest first.
+//! * [`clear_tool_outputs`]: a message whose tool outputs became one-line
+//!   markers (`clearToolOutputs`).
+//!
+//! Everything here works on copies: the host's messages are never touched.
+
+use serde_json::Value;
+
+use crate::content::{Content, Part, PartKind};
+use crate::context_report::group_digits;
+use crate::estimate::{EstimateOptions, message_tokens};
+
+/// Strings up to this many characters are never cut: the marker would cost
+/// about as much as it saves.
+const MIN_CUT: usize = 160;
+
+/// Passes of measuring and cutting before [`slim_message`] settles: the
+/// estimator is not linear in characters (JSON, scripts), so each pass
+/// corrects the last one's guess.
+const PASSES: usize = 8;
+
+/// The marker that replaces the middle of a cut string.
+pub fn removed_marker(removed_chars: usize) -> String {
+    format!(
+        "[… {} characters removed by compaction …]",
+        group_digits(removed_chars as f64)
+    )
+}
+
+/// The marker that replaces a cleared tool output.
+pub fn cleared_marker(chars: usize) -> String {
+    format!(
+        "[tool output of {} characters cleared by compaction]",
+        group_digits(chars as f64)
+    )
+}
+
+/// A copy of `message` whose estimated tokens are at most `budget_tokens`
+/// when cutting its long strings can get there (a message of many short
+/// strings, or a budget below what its structure costs, stays above it:
+/// the copy is then as small as cutting makes it). The role, the parts, their
+/// order and every field but the cut strings stay as they were; images and
+/// documents are kept (they are counted at `imageTokenEstimate` each).
+///
+/// ```
+/// use compaction_core::{Content, EstimateOptions};
+/// use compaction_core::slim::slim_message;
+/// let options = EstimateOptions::default();
+/// let message = Content::text("user", "x".repeat(400_000));
+/// let slim = slim_message(&message, 1_000.0, &options);
+/// assert!(compaction_core::message_tokens(&slim, &options) <= 1_000.0);
+/// let text = serde_json::to_string(&slim).unwrap();
+/// assert!(text.contains("characters removed by compaction"));
+/// ```
+pub fn slim_message(message: &Content, budget_tokens: f64, options: &EstimateOptions) -> Content {
+    let mut tokens = message_tokens(message, options);
+    if tokens <= budget_tokens {
+        return message.clone();
+    }
+    let original = Strings::of(message);
+    let total = original.total();
+    if total == 0 {
+        return message.clone();
+    }
+    // Start from the share of characters the budget allows, then correct.
+    let mut keep = (total as f64 * (budget_tokens / tokens)).floor().max(0.0) as usize;
+    let mut best = message.clone();
+    for _ in 0..PASSES {
+        let candidate = original.cut_to(message, keep);
+        tokens = message_tokens(&candidate, options);
+        best = candidate;
+        if tokens <= budget_tokens || keep == 0 {
+            break;
+        }
+        let over = tokens - budget_tokens;
+        // Each kept character costs about tokens / kept; step down by the
+        // excess, at least a tenth, so the loop converges.
+        let per_char = (tokens / keep.max(1) as f64).max(1e-6);
+        let step = ((over / per_char).ceil() as usize).max(keep / 10).max(1);
+        keep = keep.saturating_sub(step);
+    }
+    best
+}
+
+/// Cuts `messages` (copies) so that together they cost at most
+/// `budget_tokens`: every message above a common size `c` is slimmed to
+/// `c`, the others stay whole, `c` as large as the budget allows.
+pub fn fit_messages(
+    messages: &[Content],
+    budget_tokens: f64,
+    options: &EstimateOptions,
+) -> Vec<Content> {
+    let sizes: Vec<f64> = messages
+        .iter()
+        .map(|m| message_tokens(m, options))
+        .collect();
+    if sizes.iter().sum::<f64>() <= budget_tokens {
+        return messages.to_vec();
+    }
+    let c = water_level(&sizes, budget_tokens.max(0.0));
+    messages
+        .iter()
+        .zip(&sizes)
+        .map(|(m, &size)| {
+            if size > c {
+                slim_message(m, c, options)
+            } else {
+                m.clone()
+            }
+        })
+        .collect()
+}
+
+/// The largest `c` with `Σ min(size, c) ≤ budget`.
+pub(crate) fn water_level(sizes: &[f64], budget: f64) -> f64 {
+    let mut sorted: Vec<f64> = sizes.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mut below = 0.0;
+    let n = sorted.len();
+    for (i, &size) in sorted.iter().enumerate() {
+        let rest = (n - i) as f64;
+        // Every remaining message (this one and the larger) gets `c`.
+        let c = (budget - below) / rest;
+        if c <= size {
+            return c.max(0.0);
+        }
+        below += size;
+    }
+    f64::INFINITY
+}
+
+/// A copy of `message` whose tool outputs (function responses) larger than
+/// their marker became it: `{"output": "[tool output of N characters cleared
+/// by compaction]"}`, with the call's name and id kept so that each call
+/// still has its response.
+pub fn clear_tool_outputs(message: &Content) -> Content {
+    Content {
+        role: message.role.clone(),
+        parts: message.parts.iter().map(clear_part).collect(),
+    }
+}
+
+fn clear_part(part: &Part) -> Part {
+    let PartKind::FunctionResponse(response) = part.kind() else {
+        return part.clone();
+    };
+    let chars = serde_json::to_string(response.get("response").unwrap_or(&Value::Null))
+        .map_or(0, |s| s.chars().count());
+    let marker = cleared_marker(chars);
+    if chars <= marker.chars().count() && !response.contains_key("parts") {
+        return part.clone();
+    }
+    let mut response = response.clone();
+    response.remove("parts");
+    response.insert("response".into(), serde_json::json!({ "output": marker }));
+    let mut map = part.as_map().clone();
+    map.insert("functionResponse".into(), Value::Object(response));
+    // Only a payload object was replaced by another: still a valid part.
+    Part::from_value(Value::Object(map), "").unwrap_or_else(|_| part.clone())
+}
+
+/// The lengths (in characters) of the cuttable strings of a message, in the
+/// order [`Strings::cut_to`] walks them.
+struct Strings {
+    lengths: Vec<usize>,
+}
+
+impl Strings {
+    fn of(message: &Content) -> Strings {
+        let mut lengths = Vec::new();
+        for part in &message.parts {
+            let mut map = part.as_map().clone();
+            for_each_cuttable(&mut map, &mut |s: &mut String| {
+                lengths.push(s.chars().count())
+            });
+        }
+        Strings { lengths }
+    }
+
+    fn total(&self) -> usize {
+        self.lengths.iter().filter(|&&n| n > MIN_CUT).sum()
+    }
+
+    /// A copy of `message` whose cuttable strings keep `keep` characters in
+    /// all, the longest cut first to a common length.
+    fn cut_to(&self, message: &Content, keep: usize) -> Content {
+        let long: Vec<f64> = self
+            .lengths
+            .iter()
+            .filter(|&&n| n > MIN_CUT)
+            .map(|&n| n as f64)
+            .collect();
+        let level = water_level(&long, keep as f64).floor();
+        let level = if level.is_finite() {
+            level as usize
+        } else {
+            usize::MAX
+        };
+        let parts = message
+            .parts
+            .iter()
+            .map(|part| {
+                let mut map = part.as_map().clone();
+                let mut changed = false;
+                for_each_cuttable(&mut map, &mut |s: &mut String| {
+                    let n = s.chars().count();
+                    if n > MIN_CUT && n > level {
+                        *s = cut(s, n, level);
+                        changed = true;
+                    }
+                });
+                if changed {
+                    // Strings were replaced by strings: still a valid part.
+                    Part::from_value(Value::Object(map), "").unwrap_or_else(|_| part.clone())
+                } else {
+                    part.clone()
+                }
+            })
+            .collect();
+        Content {
+            role: message.role.clone(),
+            parts,
+        }
+    }
+}
+
+/// `s` (of `n` characters) cut to its first and last `keep / 2` characters
+/// around the marker, on line breaks when one is near.
+fn cut(s: &str, n: usize, keep: usize) -> String {
+    let head_chars = keep / 2;
+    let tail_chars = keep - head_chars;
+    let head_end = s.char_indices().nth(head_chars).map_or(s.len(), |(i, _)| i);
+    let tail_start = s
+        .char_indices()
+        .nth(n.saturating_sub(tail_chars))
+        .map_or(s.len(), |(i, _)| i);
+    let removed = n.saturating_sub(keep);
+    format!(
+        "{}\n{}\n{}",
+        &s[..head_end],
+        removed_marker(removed),
+        &s[tail_start.max(head_end)..]
+    )
+}
+
+/// Calls `f` on each string a slimming may cut in a part's JSON: a text
+/// part's text, a function response's `response` and a function call's
+/// `args` (every string inside them, keys excepted).
+fn for_each_cuttable(map: &mut serde_json::Map<String, Value>, f: &mut impl FnMut(&mut String)) {
+    if let Some(Value::String(text)) = map.get_mut("text") {
+        f(text);
+        return;
+    }
+    for (key, inner) in [("functionCall", "args"), ("functionResponse", "response")] {
+        if let Some(Value::Object(payload)) = map.get_mut(key) {
+            if let Some(value) = payload.get_mut(inner) {
+                each_string(value, f);
+            }
+            return;
+        }
+    }
+}
+
+fn each_string(value: &mut Value, f: &mut impl FnMut(&mut String)) {
+    match value {
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| each_string(v, f)),
+        Value::Object(map) => map.values_mut().for_each(|v| each_string(v, f)),
+        _ => {}
+    }
+}
