@@ -15,7 +15,10 @@ pub struct ContextReport {
     pub thresholds: Thresholds,
     /// The tier `tokens` is in.
     pub tier: Tier,
-    /// `tokens / window × 100` (0 for a window of 0).
+    /// `tokens / window × 100`: 0 for a window of 0, and capped at the
+    /// largest double (`Number.MAX_VALUE`) where the division overflows (a
+    /// window of a tiny fraction of a token), so that it is always a finite
+    /// number (JSON has no Infinity).
     pub percent_used: f64,
     /// Tokens left before `auto` (0 at or past it).
     pub tokens_until_auto: f64,
@@ -39,7 +42,7 @@ pub fn context_report(tokens: f64, window: f64) -> Result<ContextReport, Error> 
         thresholds,
         tier,
         percent_used: if window > 0.0 {
-            tokens / window * 100.0
+            (tokens / window * 100.0).min(f64::MAX)
         } else {
             0.0
         },
@@ -73,11 +76,18 @@ impl ContextReport {
 }
 
 /// Rounds to a whole number and groups digits by thousands, as
-/// `Math.round(n).toLocaleString('en-US')` does.
+/// `Math.round(n).toLocaleString('en-US')` does. Numbers of 2^53 and more
+/// print their shortest round-trip digits padded with zeros
+/// (`1e21` → `1,000,000,000,000,000,000,000`), never an exponent.
 pub fn group_digits(n: f64) -> String {
-    // JS Math.round rounds halves up (towards +∞).
-    let rounded = (n + 0.5).floor();
-    let digits = crate::error::show_number(rounded.abs());
+    // JS Math.round rounds halves up (towards +∞); from 2^52 on every
+    // double is whole, and adding 0.5 could round up to the next one.
+    let rounded = if n.abs() >= 4_503_599_627_370_496.0 {
+        n
+    } else {
+        (n + 0.5).floor()
+    };
+    let digits = whole_digits(rounded.abs());
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if rounded < 0.0 {
         out.push('-');
@@ -87,6 +97,31 @@ pub fn group_digits(n: f64) -> String {
             out.push(',');
         }
         out.push(c);
+    }
+    out
+}
+
+/// The decimal digits of a whole, finite, non-negative double: exact below
+/// 2^53, the shortest round-trip digits padded with zeros above (what
+/// `toLocaleString` prints), never in exponent form.
+fn whole_digits(n: f64) -> String {
+    if n < 9_007_199_254_740_992.0 {
+        return crate::error::show_number(n);
+    }
+    // serde_json prints with ryu: "1e21", "1.2345e20", "9007199254740992.0".
+    let text = serde_json::Number::from_f64(n).map_or_else(String::new, |n| n.to_string());
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.trim_start_matches('+').parse::<i32>().unwrap_or(0)),
+        None => (text.as_str(), 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let frac_part = frac_part.trim_end_matches('0');
+    let digits = format!("{int_part}{frac_part}");
+    // Where the decimal point falls, counted in digits from the left.
+    let point = int_part.len() as i32 + exponent;
+    let mut out: String = digits.chars().take(point.max(0) as usize).collect();
+    while (out.len() as i32) < point {
+        out.push('0');
     }
     out
 }

@@ -19,7 +19,7 @@ use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, PromptSettings, SummaryRequest, build_summary_request,
     is_compaction_message, provider_scale, summary_message,
 };
-use crate::usage::{ParsedUsage, Usage};
+use crate::usage::{MAX_COUNT, ParsedUsage, Usage, add_counts};
 
 /// Version of the [`SavedState`] format.
 pub const SAVED_STATE_VERSION: u32 = 1;
@@ -197,6 +197,180 @@ impl CompactorConfig {
             options: CompactionOptions::default(),
             consecutive_failures: 0,
         }
+    }
+}
+
+/// The warning for the deprecated `hasFailedCompressionAttempt` option.
+pub const LEGACY_OPTION_WARNING: &str = "compaction-core: hasFailedCompressionAttempt is deprecated; pass \
+     consecutiveFailures (true maps to 3, false to 0).";
+
+/// A [`CompactorConfig`] read from a host's options, and the warnings the
+/// read produced (the host prints them once).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadConfig {
+    /// The config.
+    pub config: CompactorConfig,
+    /// One line per warning (the deprecated option).
+    pub warnings: Vec<String>,
+}
+
+impl CompactorConfig {
+    /// The option names [`CompactorConfig::from_json`] reads besides
+    /// [`CompactionOptions::FIELDS`].
+    pub const CHAT_FIELDS: [&'static str; 3] = [
+        "window",
+        "consecutiveFailures",
+        "hasFailedCompressionAttempt",
+    ];
+
+    /// Reads a chat's options (`{ window, consecutiveFailures?, ... }`, the
+    /// JS `ChatCompactorOptions`). The deprecated
+    /// `hasFailedCompressionAttempt` maps true to 3 failures and false to 0
+    /// when `consecutiveFailures` is absent, with a warning. A window that is
+    /// not a number is `INVALID_ARGUMENT`; NaN, ±Infinity or below 1 is
+    /// `INVALID_WINDOW`; any other bad option `INVALID_ARGUMENT`.
+    ///
+    /// ```
+    /// use compaction_core::CompactorConfig;
+    /// let read = CompactorConfig::from_json(&serde_json::json!({ "window": 1e5, "hasFailedCompressionAttempt": true })).unwrap();
+    /// assert_eq!((read.config.consecutive_failures, read.warnings.len()), (3, 1));
+    /// ```
+    pub fn from_json(value: &Value) -> Result<ReadConfig, Error> {
+        if !value.is_object() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "options must be an object such as {{ window: 200000 }}, got {}",
+                    describe(value)
+                ),
+            ));
+        }
+        let f = Fields::of(value, "options", ErrorCode::InvalidArgument)?;
+        let known: Vec<&str> = Self::CHAT_FIELDS
+            .iter()
+            .chain(CompactionOptions::FIELDS.iter())
+            .copied()
+            .collect();
+        f.only(&known)?;
+        let window = match f.get("window") {
+            None => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.window is missing: the model's context window in tokens",
+                ));
+            }
+            Some(v) => match (v.as_f64(), crate::error::non_finite(v)) {
+                (Some(n), _) => n,
+                (None, Some(n)) => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidWindow,
+                        format!(
+                            "options.window must be a finite number of tokens >= 1, got {}",
+                            crate::error::show_number(n)
+                        ),
+                    ));
+                }
+                (None, None) => return Err(f.bad("window", v, "a number")),
+            },
+        };
+        check_window(window)?;
+        let mut warnings = Vec::new();
+        let consecutive_failures = match f.get("consecutiveFailures") {
+            Some(v) => match v.as_f64() {
+                Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => n as u32,
+                _ => return Err(f.bad("consecutiveFailures", v, "an integer >= 0")),
+            },
+            None => match f.get("hasFailedCompressionAttempt") {
+                None => 0,
+                Some(Value::Bool(failed)) => {
+                    warnings.push(LEGACY_OPTION_WARNING.to_string());
+                    if *failed { MAX_CONSECUTIVE_FAILURES } else { 0 }
+                }
+                Some(other) => {
+                    return Err(f.bad("hasFailedCompressionAttempt", other, "a boolean"));
+                }
+            },
+        };
+        let mut rest = value.as_object().cloned().unwrap_or_default();
+        for key in Self::CHAT_FIELDS {
+            rest.remove(key);
+        }
+        let options = CompactionOptions::from_json(
+            &Value::Object(rest),
+            "options",
+            ErrorCode::InvalidArgument,
+        )?;
+        options.validate()?;
+        Ok(ReadConfig {
+            config: CompactorConfig {
+                window,
+                options,
+                consecutive_failures,
+            },
+            warnings,
+        })
+    }
+}
+
+impl SummaryAnswer {
+    /// Reads the host's answer: `{ text, finishReason?, usage? }` or a plain
+    /// string (the text). `usage` is read leniently, as
+    /// [`Usage::from_value`] does. A malformed answer is `INVALID_ANSWER`,
+    /// saying what was expected; the engine then reports SUMMARIZER_FAILED
+    /// with it as the cause.
+    ///
+    /// ```
+    /// use compaction_core::SummaryAnswer;
+    /// assert_eq!(SummaryAnswer::from_json(&serde_json::json!("short")).unwrap().text, "short");
+    /// let err = SummaryAnswer::from_json(&serde_json::json!({ "summary": "x" })).unwrap_err();
+    /// assert_eq!(err.message(), "the answer has no text");
+    /// ```
+    pub fn from_json(value: &Value) -> Result<SummaryAnswer, Error> {
+        let invalid = |message: String| Error::new(ErrorCode::InvalidAnswer, message);
+        let map = match value {
+            Value::String(text) => {
+                return Ok(SummaryAnswer {
+                    text: text.clone(),
+                    ..SummaryAnswer::default()
+                });
+            }
+            Value::Object(map) if crate::error::non_finite(value).is_none() => map,
+            other => {
+                return Err(invalid(format!(
+                    "expected {{ text, finishReason?, usage? }} or a string, got {}",
+                    describe(other)
+                )));
+            }
+        };
+        let text = match map.get("text") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "answer.text must be a string, got {}",
+                    describe(other)
+                )));
+            }
+            None => return Err(invalid("the answer has no text".into())),
+        };
+        let finish_reason = match map.get("finishReason") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "answer.finishReason must be a string, got {}",
+                    describe(other)
+                )));
+            }
+        };
+        let usage = match map.get("usage") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(Usage::from_value(v).usage),
+        };
+        Ok(SummaryAnswer {
+            text,
+            finish_reason,
+            usage,
+        })
     }
 }
 
@@ -459,6 +633,18 @@ pub struct SavedState {
     pub next_request_id: u64,
 }
 
+impl SavedState {
+    /// The fields of the JSON form, all required.
+    pub const FIELDS: [&'static str; 6] = [
+        "version",
+        "window",
+        "options",
+        "consecutiveFailures",
+        "lastPromptTokenCount",
+        "nextRequestId",
+    ];
+}
+
 /// The compaction state of one chat. Sans-IO: it never calls a model, never
 /// waits, never reads a clock; the host does that and reports back.
 ///
@@ -574,6 +760,17 @@ impl Compactor {
         }
         let thresholds = check_window(state.window).map_err(invalid)?;
         state.options.validate().map_err(invalid)?;
+        for (name, value) in [
+            ("lastPromptTokenCount", state.last_prompt_token_count),
+            ("nextRequestId", state.next_request_id),
+        ] {
+            if value > MAX_COUNT {
+                return Err(Error::new(
+                    ErrorCode::InvalidState,
+                    format!("saved state: {name} must be at most 2^53 - 1, got {value}"),
+                ));
+            }
+        }
         Ok(Compactor {
             window: state.window,
             thresholds,
@@ -606,6 +803,7 @@ impl Compactor {
             ));
         }
         let f = Fields::of(value, "saved state", ErrorCode::InvalidState)?;
+        f.only(&SavedState::FIELDS)?;
         let whole =
             |key: &str, max: f64| -> Result<f64, Error> { f.required(key, f.whole(key, max)?) };
         Compactor::restore(SavedState {
@@ -861,7 +1059,7 @@ impl Compactor {
                 (unseen + head_estimate + pending.tail_estimate, true)
             }
         };
-        let new_tokens = new_tokens.ceil().max(0.0) as u64;
+        let new_tokens = (new_tokens.ceil().max(0.0) as u64).min(MAX_COUNT);
         if new_tokens > pending.history_tokens {
             let mut outcome = self.fail(pending, CompactionStatus::Inflated, None);
             outcome.new_token_count = new_tokens;
@@ -1030,10 +1228,11 @@ impl Compactor {
         let history_tokens = if self.last_prompt_token_count > 0 {
             self.last_prompt_token_count
         } else {
-            history_estimate.ceil() as u64
+            (history_estimate.ceil() as u64).min(MAX_COUNT)
         };
         let id = RequestId(self.next_request_id);
-        self.next_request_id = self.next_request_id.saturating_add(1);
+        // Ids stay exact as JS numbers (a restore accepts up to 2^53 − 1).
+        self.next_request_id = add_counts(self.next_request_id, 1);
         self.pending = Some(Pending {
             id,
             trigger,

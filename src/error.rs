@@ -80,9 +80,31 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The number a non-finite marker stands for. In option-like inputs the JS
+/// layer writes NaN and ±Infinity, which JSON cannot hold, as
+/// `{"$nonFinite": "NaN"}` (or `"Infinity"`, `"-Infinity"`), so that the
+/// reader can say which field held one instead of seeing `null`.
+pub fn non_finite(value: &serde_json::Value) -> Option<f64> {
+    let serde_json::Value::Object(map) = value else {
+        return None;
+    };
+    if map.len() != 1 {
+        return None;
+    }
+    match map.get("$nonFinite")?.as_str()? {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
 /// Describes a JSON value's type for error messages ("a string", "null", …).
 pub(crate) fn describe(value: &serde_json::Value) -> String {
     use serde_json::Value;
+    if let Some(n) = non_finite(value) {
+        return show_number(n);
+    }
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("the boolean {b}"),

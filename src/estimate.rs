@@ -319,8 +319,10 @@ pub fn estimate_prompt_tokens(
     options: &EstimateOptions,
 ) -> u64 {
     if last_prompt_token_count > 0 {
-        last_prompt_token_count
-            + estimate_content_tokens(std::slice::from_ref(user_message), options)
+        last_prompt_token_count.saturating_add(estimate_content_tokens(
+            std::slice::from_ref(user_message),
+            options,
+        ))
     } else {
         let total: f64 = history
             .iter()

@@ -37,6 +37,7 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod estimate;
+pub mod json_api;
 pub mod ladder;
 pub mod read;
 pub mod retention;
@@ -50,8 +51,9 @@ pub use content::{Content, Part, PartKind};
 pub use context_report::{ContextReport, context_report, group_digits};
 pub use driver::{SummarizeError, Summarizer, before_send, compact_now};
 pub use engine::{
-    CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, NoopReason,
-    RequestId, SAVED_STATE_VERSION, SavedState, SendDecision, SummaryAnswer, Trigger, UsageUpdate,
+    CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig,
+    LEGACY_OPTION_WARNING, NoopReason, ReadConfig, RequestId, SAVED_STATE_VERSION, SavedState,
+    SendDecision, SummaryAnswer, Trigger, UsageUpdate,
 };
 pub use error::{Error, ErrorCode};
 pub use estimate::{

@@ -144,3 +144,184 @@ impl<'a> Fields<'a> {
         Error::new(self.code, message)
     }
 }
+
+/// How deep arrays and objects may nest in JSON text from outside. Real
+/// messages and options stay far below it; the limit keeps a hostile
+/// 10 000-deep value from exhausting the (1 MiB, in wasm) stack, and sits
+/// below serde_json's own limit (128) so that the error can name the path.
+pub const MAX_DEPTH: usize = 100;
+
+/// Parses JSON text from outside into a value, with two tolerances the JS
+/// layer relies on:
+///
+/// * a lone-surrogate escape (`"\ud800"` without its low half, or a lone
+///   `"\udc00"`), which ES2019 `JSON.stringify` writes for a JS string
+///   holding one, reads as U+FFFD (what the JS string's one code unit is
+///   counted as), never as an error;
+/// * nesting deeper than [`MAX_DEPTH`] is an error with `code` that names
+///   the path of the too-deep value (`history[3].parts[0]...`).
+///
+/// Any other malformed text is an error with `code` naming `name`.
+pub fn parse_json(text: &str, name: &str, code: ErrorCode) -> Result<Value, Error> {
+    let scan = scan_text(text.as_bytes());
+    if scan.max_depth > MAX_DEPTH {
+        return Err(Error::new(
+            code,
+            format!(
+                "{name}{}: nested more than {MAX_DEPTH} levels",
+                too_deep_path(text.as_bytes())
+            ),
+        ));
+    }
+    let result = if scan.lone_surrogates.is_empty() {
+        serde_json::from_str(text)
+    } else {
+        serde_json::from_str(&replace_lone_surrogates(text, &scan.lone_surrogates))
+    };
+    result.map_err(|e| Error::new(code, format!("{name} is not valid JSON text: {e}")))
+}
+
+/// What one pass over JSON text found.
+struct TextScan {
+    max_depth: usize,
+    /// Byte offsets of `\uXXXX` escapes that are lone surrogates.
+    lone_surrogates: Vec<usize>,
+}
+
+/// The value of the four hex digits at `at`, if they are four hex digits.
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let mut value = 0;
+    for &b in digits {
+        value = value * 16 + char::from(b).to_digit(16)?;
+    }
+    Some(value)
+}
+
+fn scan_text(bytes: &[u8]) -> TextScan {
+    let mut scan = TextScan {
+        max_depth: 0,
+        lone_surrogates: Vec::new(),
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'"' => in_string = false,
+                b'\\' => {
+                    if bytes.get(i + 1) == Some(&b'u')
+                        && let Some(unit) = hex4(bytes, i + 2)
+                    {
+                        if (0xD800..0xDC00).contains(&unit) {
+                            let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
+                                .then(|| hex4(bytes, i + 8))
+                                .flatten();
+                            if low.is_some_and(|l| (0xDC00..0xE000).contains(&l)) {
+                                i += 12;
+                                continue;
+                            }
+                            scan.lone_surrogates.push(i);
+                        } else if (0xDC00..0xE000).contains(&unit) {
+                            scan.lone_surrogates.push(i);
+                        }
+                        i += 6;
+                        continue;
+                    }
+                    // Any other escape is two bytes; a bad one is serde's error.
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    scan.max_depth = scan.max_depth.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    scan
+}
+
+fn replace_lone_surrogates(text: &str, at: &[usize]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for &i in at {
+        // Each offset starts a six-byte ASCII escape, so these are char boundaries.
+        out.push_str(&text[last..i]);
+        out.push_str("\\ufffd");
+        last = i + 6;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The path to the first value nested deeper than [`MAX_DEPTH`]: its first
+/// few steps, then `...`.
+fn too_deep_path(bytes: &[u8]) -> String {
+    /// Where the scan is inside one open array or object.
+    enum Frame {
+        Array(usize),
+        Object(Option<String>),
+    }
+    const SHOWN: usize = 4;
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = i.min(bytes.len());
+                if let Some(Frame::Object(key @ None)) = stack.last_mut() {
+                    *key = Some(String::from_utf8_lossy(&bytes[start..end]).into_owned());
+                }
+            }
+            b'[' | b'{' => {
+                if stack.len() == MAX_DEPTH {
+                    let mut path = String::new();
+                    for frame in stack.iter().take(SHOWN) {
+                        match frame {
+                            Frame::Array(index) => path.push_str(&format!("[{index}]")),
+                            Frame::Object(Some(key)) => {
+                                path.push('.');
+                                path.push_str(key);
+                            }
+                            Frame::Object(None) => {}
+                        }
+                    }
+                    path.push_str("...");
+                    return path;
+                }
+                stack.push(if bytes[i] == b'[' {
+                    Frame::Array(0)
+                } else {
+                    Frame::Object(None)
+                });
+            }
+            b']' | b'}' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(index)) => *index += 1,
+                Some(Frame::Object(key)) => *key = None,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    String::new()
+}

@@ -15,12 +15,25 @@
 //! what [`Usage`] serializes to). A count that is missing, negative, not
 //! finite or not a number is ignored and named in [`ParsedUsage::ignored`]:
 //! a bad count must never be trusted, because a count that is too low would
-//! skip a compaction the chat needs.
+//! skip a compaction the chat needs. A count above [`MAX_COUNT`] (2^53 − 1,
+//! the largest whole number a JS number holds exactly) is clamped to it and
+//! named there too, and so are sums that would pass it: every count this
+//! library reports is exact as a JS number, and a saved state holding one
+//! restores.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::describe;
+
+/// The largest count this library holds: 2^53 − 1 (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_COUNT: u64 = (1 << 53) - 1;
+
+/// `a + b`, clamped to [`MAX_COUNT`]: counts are added wherever they come
+/// from, and none may wrap or leave the range a JS number holds exactly.
+pub fn add_counts(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(MAX_COUNT)
+}
 
 /// Token counts of one API call, normalized across providers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -107,7 +120,7 @@ impl Usage {
             // model saw is the sum.
             for key in ANTHROPIC_CACHE {
                 if let Some(cached) = count(map, key, &mut ignored) {
-                    usage.input_tokens = usage.input_tokens.map(|n| n.saturating_add(cached));
+                    usage.input_tokens = usage.input_tokens.map(|n| add_counts(n, cached));
                 }
             }
         }
@@ -123,11 +136,10 @@ impl Usage {
             return Some(total);
         }
         let input = self.input_tokens?;
-        Some(
-            input
-                .saturating_add(self.output_tokens.unwrap_or(0))
-                .saturating_add(self.thoughts_tokens.unwrap_or(0)),
-        )
+        Some(add_counts(
+            add_counts(input, self.output_tokens.unwrap_or(0)),
+            self.thoughts_tokens.unwrap_or(0),
+        ))
     }
 
     /// Tokens of the answer that enter the history: the output count, else
@@ -144,7 +156,7 @@ impl Usage {
     /// (`maxOutputTokens`) limits.
     pub fn generated_tokens(&self) -> Option<u64> {
         let answer = self.answer_tokens()?;
-        Some(answer.saturating_add(self.thoughts_tokens.unwrap_or(0)))
+        Some(add_counts(answer, self.thoughts_tokens.unwrap_or(0)))
     }
 }
 
@@ -187,7 +199,16 @@ fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Opti
         Some(n) if n.is_finite() && n >= 0.0 => {
             // A fractional count is not something a tokenizer produces;
             // rounding up keeps it on the side of compacting earlier.
-            Some(n.ceil().min(u64::MAX as f64) as u64)
+            let n = n.ceil();
+            if n > MAX_COUNT as f64 {
+                ignored.push(format!(
+                    "{key} is above 2^53 - 1, the largest count a JS number holds exactly; \
+                     clamped to it, got {}",
+                    describe(value)
+                ));
+                return Some(MAX_COUNT);
+            }
+            Some(n as u64)
         }
         _ if value.is_null() => None,
         _ => {

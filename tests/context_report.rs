@@ -91,3 +91,40 @@ fn bad_inputs_are_typed_errors() {
         ErrorCode::InvalidWindow
     );
 }
+
+#[test]
+fn huge_numbers_print_their_digits_never_an_exponent() {
+    assert_eq!(group_digits(1e21), "1,000,000,000,000,000,000,000");
+    assert_eq!(
+        group_digits(9_007_199_254_740_991.0),
+        "9,007,199,254,740,991"
+    );
+    // 2^60: shortest round-trip digits, padded, as toLocaleString prints it.
+    assert_eq!(group_digits(2f64.powi(60)), "1,152,921,504,606,847,000");
+    assert_eq!(group_digits(-1e21), "-1,000,000,000,000,000,000,000");
+    let max = group_digits(f64::MAX);
+    assert!(max.starts_with("179,769,313,486,231,570,000,"), "{max}");
+    assert_eq!(max.replace(',', "").len(), 309);
+    let text = context_report(0.0, 1e21).unwrap().to_text();
+    assert!(!text.contains("e+") && !text.contains("e2"), "{text}");
+    // 1e21 − 20 000 is 1e21 again in doubles.
+    assert!(
+        text.contains("Effective window:   1,000,000,000,000,000,000,000  (window"),
+        "{text}"
+    );
+}
+
+#[test]
+fn percent_used_is_always_a_finite_number() {
+    // 0.5 / 5e-324 overflows: capped at the largest double, never Infinity
+    // (which JSON would write as null).
+    let report = context_report(0.5, 5e-324).unwrap();
+    assert_eq!(report.percent_used, f64::MAX);
+    assert_eq!(
+        context_report(f64::MAX, 1.0).unwrap().percent_used,
+        f64::MAX
+    );
+    let json = serde_json::to_value(report).unwrap();
+    assert!(json["percentUsed"].is_f64(), "{json}");
+    assert_eq!(context_report(5.0, 0.0).unwrap().percent_used, 0.0);
+}

@@ -936,3 +936,144 @@ fn the_output_cap_uses_the_providers_scale_when_the_estimator_over_counts() {
         other => panic!("expected a compaction at auto, got {other:?}"),
     }
 }
+
+#[test]
+fn huge_usage_counts_clamp_to_the_largest_exact_count_and_still_compact() {
+    const MAX: u64 = (1 << 53) - 1;
+    let mut chat = chat_at(0);
+    let update = chat.handle_usage(&json!({ "totalTokenCount": 1e20 }));
+    assert!(update.taken);
+    assert_eq!(update.last_prompt_token_count, MAX);
+    assert_eq!(update.ignored.len(), 1, "{:?}", update.ignored);
+    assert!(update.ignored[0].contains("totalTokenCount is above 2^53 - 1"));
+    // The full window compacts: the estimate adds the message without wrapping.
+    let (_, _, trigger) =
+        expect_summarize(chat.poll_before_send(&long_history(), &user("x")).unwrap());
+    assert_eq!(trigger, Trigger::Hard);
+    // Sums clamp too.
+    let parsed = Usage::from_value(&json!({
+        "input_tokens": 9e15, "cache_read_input_tokens": 9e15, "output_tokens": 9e15
+    }));
+    assert_eq!(parsed.usage.input_tokens, Some(MAX));
+    assert_eq!(parsed.usage.prompt_total(), Some(MAX));
+    assert!(parsed.ignored.is_empty(), "each count alone is exact");
+    // The stateless estimate saturates instead of overflowing.
+    let options = compaction_core::EstimateOptions::default();
+    assert_eq!(
+        compaction_core::estimate_prompt_tokens(&[], &user("hello"), u64::MAX, &options),
+        u64::MAX
+    );
+}
+
+/// A small deterministic generator (xorshift64*), so the round trip covers
+/// odd doubles without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A double in `[lo, hi]`, often an awkward one.
+    fn double(&mut self, lo: f64, hi: f64) -> f64 {
+        let pick = self.next() % 6;
+        let x = match pick {
+            0 => lo,
+            1 => hi,
+            2 => f64::from_bits(lo.to_bits() + 1),
+            3 => lo + (hi - lo) * (self.next() as f64 / u64::MAX as f64),
+            4 => (lo + (self.next() % 1000) as f64 / 3.0).min(hi),
+            _ => f64::from_bits(self.next() >> 2).clamp(lo, hi),
+        };
+        if x.is_finite() { x.clamp(lo, hi) } else { lo }
+    }
+}
+
+#[test]
+fn every_saved_state_restores_bit_exactly() {
+    use compaction_core::calibrated::TokenizerFamily;
+    use compaction_core::{Estimator, SavedState};
+    const MAX: u64 = (1 << 53) - 1;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for round in 0..2_000 {
+        let mut config = CompactorConfig::new(rng.double(1.0, f64::MAX));
+        config.options.estimate.image_token_estimate = rng.double(1.0, f64::MAX);
+        config.options.estimate.estimator = Estimator::ALL[(rng.next() % 3) as usize];
+        config.options.estimate.tokenizer = TokenizerFamily::ALL[(rng.next() % 5) as usize];
+        config.options.retention.exclude_messages = rng.next() as u32;
+        config.options.retention.exclude_context_window_percent = rng.double(0.0, 100.0);
+        if rng.next().is_multiple_of(2) {
+            config.options.prompt.system_prompt = Some("é\u{FFFD}\"\\\n😀".repeat(3));
+        }
+        config.consecutive_failures = rng.next() as u32;
+        let mut chat = Compactor::new(config).unwrap();
+        let count = [0, 1, MAX, rng.next() % MAX][(rng.next() % 4) as usize];
+        chat.handle_usage(&json!({ "totalTokenCount": count }));
+        let saved: SavedState = chat.save();
+        let text = serde_json::to_string(&saved).unwrap();
+        let restored = Compactor::restore_json(&serde_json::from_str(&text).unwrap())
+            .unwrap_or_else(|e| panic!("round {round}: {e} for {text}"));
+        let again = restored.save();
+        assert_eq!(again, saved, "round {round}: {text}");
+        assert_eq!(again.window.to_bits(), saved.window.to_bits());
+        assert_eq!(
+            again.options.estimate.image_token_estimate.to_bits(),
+            saved.options.estimate.image_token_estimate.to_bits()
+        );
+        assert_eq!(
+            again
+                .options
+                .retention
+                .exclude_context_window_percent
+                .to_bits(),
+            saved
+                .options
+                .retention
+                .exclude_context_window_percent
+                .to_bits()
+        );
+        assert_eq!(serde_json::to_string(&again).unwrap(), text);
+    }
+}
+
+#[test]
+fn malformed_states_are_invalid_state() {
+    use compaction_core::SavedState;
+    let good = serde_json::to_value(chat_at(1).save()).unwrap();
+    let mut cases = Vec::new();
+    let mut bad = good.clone();
+    bad["extra"] = json!(1);
+    cases.push((bad, "unknown field \"extra\""));
+    let mut bad = good.clone();
+    bad["lastPromptTokenCount"] = json!(9_007_199_254_740_992_u64);
+    cases.push((bad, "lastPromptTokenCount"));
+    let mut bad = good.clone();
+    bad["version"] = json!(1.5);
+    cases.push((bad, "version"));
+    let mut bad = good.clone();
+    bad["options"] = json!([]);
+    cases.push((bad, "options must be an object"));
+    let mut bad = good.clone();
+    bad["options"]["estimator"] = json!("exact");
+    cases.push((bad, "estimator"));
+    let mut bad = good;
+    bad["window"] = json!({ "$nonFinite": "NaN" });
+    cases.push((bad, "window must be a number, got NaN"));
+    for (value, needle) in cases {
+        let err = Compactor::restore_json(&value).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidState, "{value}");
+        assert!(
+            err.message().contains(needle),
+            "{needle}: {}",
+            err.message()
+        );
+    }
+    // Natively too, a count past 2^53 − 1 is refused rather than saved again.
+    let mut state: SavedState = chat_at(1).save();
+    state.last_prompt_token_count = 1 << 60;
+    let err = Compactor::restore(state).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidState);
+}

@@ -1,0 +1,569 @@
+//! Every operation of the JS API, over JSON text: what the wasm exports
+//! call, one line each, and what native tests and fuzzers drive directly.
+//!
+//! Each function returns a JSON envelope, `{"ok": <value>}` or
+//! `{"error": {"code": "<ErrorCode>", "message": "..."}}`, and never
+//! panics, whatever the input. Inputs are JSON text as `JSON.stringify`
+//! wrote it, read with two tolerances (see [`crate::read::parse_json`]):
+//! lone-surrogate escapes read as U+FFFD, and nesting deeper than
+//! [`crate::read::MAX_DEPTH`] is a typed error naming the path. In
+//! option-like inputs (options, usage, tip context, settings, saved state,
+//! answer) a non-finite number arrives as `{"$nonFinite": "NaN"}` (or
+//! `"Infinity"`, `"-Infinity"`), which the readers name in their errors
+//! (or, for usage counts, list in `ignored`). An empty string for an
+//! optional argument means "not given".
+//!
+//! The stateful part is [`Chats`], a registry of chats addressed by `u32`
+//! handles. A compaction is a conversation of [`Step`]s: `before_send` or
+//! `compact` answers `{"done": Result}` or `{"summarize": {"id", "request"}}`;
+//! the host runs the request and reports with `answer`, `fail` or `abort`,
+//! each answering with the next step. While a request is in flight every
+//! other `before_send` / `compact` on that chat is `BUSY`; reads, usage and
+//! `set_window` keep working.
+//!
+//! A `done` result is the outcome's data (`status` as a number and
+//! `statusName`, `trigger`, `forced`, `noopReason`, `estimate`, `tier`,
+//! `keptFrom`, `originalTokenCount`, `newTokenCount`,
+//! `newTokenCountEstimated`, `consecutiveFailures`, `summary`), plus on
+//! COMPRESSED `head`, the messages the new history starts with (summary,
+//! acknowledgement, and a bridge when the kept tail starts with a model
+//! message). The caller builds the new history as `head` followed by its own
+//! `history[keptFrom..]` (then whatever it appended meanwhile); on every
+//! other status its history stands as it was. On a failure, `cause` is
+//! `{"code", "message"}` when the library judged the answer unusable
+//! (`INVALID_ANSWER`), `{"message"}` for a host failure reported with
+//! [`Chats::fail`] (the JS layer attaches the host's own error instead), and
+//! absent otherwise.
+//!
+//! ```
+//! use compaction_core::json_api::{Chats, compute_thresholds};
+//! assert!(compute_thresholds(200_000.0).starts_with(r#"{"ok":{"window":200000"#));
+//! let mut chats = Chats::new();
+//! let created = chats.create(r#"{"window":200000}"#);
+//! assert_eq!(created, r#"{"ok":{"handle":1,"warnings":[]}}"#);
+//! assert!(chats.usage(1).contains(r#""tier":"safe""#));
+//! chats.free(1);
+//! assert!(chats.usage(1).contains("INVALID_STATE"));
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::content::Content;
+use crate::context_report::context_report as build_context_report;
+use crate::engine::{
+    CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, RequestId, SendDecision,
+    SummaryAnswer,
+};
+use crate::error::{Error, ErrorCode, check_count, describe, show_number};
+use crate::estimate::{self, EstimateOptions};
+use crate::ladder::{self, Thresholds};
+use crate::read::parse_json;
+use crate::settings;
+use crate::summary_request::{
+    ACKNOWLEDGEMENT, BRIDGE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, SummaryRequest,
+};
+use crate::tips::{self, TipContext};
+
+/// The envelope for a result.
+fn envelope<T: Serialize>(result: Result<T, Error>) -> String {
+    let value = match result {
+        Ok(value) => serde_json::to_value(value).map(|ok| json!({ "ok": ok })),
+        Err(error) => Ok(error_value(&error)),
+    };
+    match value {
+        Ok(value) => value.to_string(),
+        // Only a map with non-string keys fails to serialize; no result has one.
+        Err(e) => error_value(&Error::new(
+            ErrorCode::InvalidArgument,
+            format!("the result could not be written as JSON: {e}"),
+        ))
+        .to_string(),
+    }
+}
+
+fn error_value(error: &Error) -> Value {
+    json!({ "error": { "code": error.code().as_str(), "message": error.message() } })
+}
+
+/// An optional JSON argument: `""` is "not given" (JSON `null`).
+fn optional(text: &str, name: &str, code: ErrorCode) -> Result<Value, Error> {
+    if text.is_empty() {
+        Ok(Value::Null)
+    } else {
+        parse_json(text, name, code)
+    }
+}
+
+fn estimate_options(options: &str) -> Result<EstimateOptions, Error> {
+    let value = optional(options, "options", ErrorCode::InvalidArgument)?;
+    EstimateOptions::from_json(&value, "options")
+}
+
+fn messages(text: &str, name: &str) -> Result<Vec<Content>, Error> {
+    let value = parse_json(text, name, ErrorCode::InvalidContent)?;
+    Content::list_from_value(value, name)
+}
+
+fn message(text: &str, name: &str) -> Result<Content, Error> {
+    let value = parse_json(text, name, ErrorCode::InvalidContent)?;
+    Content::from_value(value, name)
+}
+
+/// The three-tier ladder for a context window (`computeThresholds`).
+pub fn compute_thresholds(window: f64) -> String {
+    envelope(ladder::compute_thresholds(window))
+}
+
+/// The tier of a prompt of `tokens` tokens, `"safe"` to `"hard"`
+/// (`currentTier`); `thresholds` is a ladder as JSON.
+pub fn current_tier(tokens: f64, thresholds: &str) -> String {
+    envelope((|| {
+        let tokens = check_count("tokens", tokens)?;
+        let value = parse_json(thresholds, "thresholds", ErrorCode::InvalidArgument)?;
+        let thresholds = Thresholds::from_json(&value, "thresholds")?;
+        Ok(ladder::current_tier(tokens, &thresholds).as_str())
+    })())
+}
+
+/// Estimated tokens of a message list (`estimateContentTokens`).
+pub fn estimate_content_tokens(contents: &str, options: &str) -> String {
+    envelope((|| {
+        let options = estimate_options(options)?;
+        let contents = messages(contents, "contents")?;
+        Ok(estimate::estimate_content_tokens(&contents, &options) as f64)
+    })())
+}
+
+/// Estimated tokens of one text, given raw, not as JSON (`estimateTextTokens`).
+pub fn estimate_text_tokens(text: &str, options: &str) -> String {
+    envelope((|| {
+        let options = estimate_options(options)?;
+        Ok(estimate::estimate_text_tokens(text, &options) as f64)
+    })())
+}
+
+/// Estimated size of the prompt about to be sent (`estimatePromptTokens`).
+/// With a count above 0 the history is not read (nor parsed).
+pub fn estimate_prompt_tokens(
+    history: &str,
+    user_message: &str,
+    last_prompt_token_count: f64,
+    options: &str,
+) -> String {
+    envelope((|| {
+        let options = estimate_options(options)?;
+        let last = check_count("lastPromptTokenCount", last_prompt_token_count)?;
+        let user_message = message(user_message, "userMessage")?;
+        let history = if last > 0.0 {
+            Vec::new()
+        } else {
+            messages(history, "history")?
+        };
+        Ok(estimate::estimate_prompt_tokens(&history, &user_message, last as u64, &options) as f64)
+    })())
+}
+
+/// The context tip to show, or `null` (`selectTip`).
+pub fn select_tip(context: &str) -> String {
+    envelope((|| {
+        let value = parse_json(context, "context", ErrorCode::InvalidArgument)?;
+        let context = TipContext::from_json(&value, "context")?;
+        tips::select_tip(&context)
+    })())
+}
+
+/// The `/context` data (`contextReport`).
+pub fn context_report(tokens: f64, window: f64) -> String {
+    envelope(build_context_report(tokens, window))
+}
+
+/// The `/context` block as text (`formatContextReport`).
+pub fn format_context_report(tokens: f64, window: f64) -> String {
+    envelope(build_context_report(tokens, window).map(|r| r.to_text()))
+}
+
+/// Settings from a parsed settings file: `{ settings, warnings }`
+/// (`loadSettings`; `""` gives the defaults).
+pub fn load_settings(settings_file: &str) -> String {
+    envelope((|| {
+        let value = optional(settings_file, "settings", ErrorCode::InvalidSettings)?;
+        settings::load_settings(&value)
+    })())
+}
+
+/// The library's constants, so that a page never repeats them.
+pub fn ladder_constants() -> String {
+    envelope::<Value>(Ok(json!({
+        "pct": ladder::PCT,
+        "warnPctOffset": ladder::WARN_PCT_OFFSET,
+        "compactMaxOutputTokens": ladder::COMPACT_MAX_OUTPUT_TOKENS,
+        "summaryReserve": ladder::SUMMARY_RESERVE,
+        "autocompactBuffer": ladder::AUTOCOMPACT_BUFFER,
+        "warnBuffer": ladder::WARN_BUFFER,
+        "hardBuffer": ladder::HARD_BUFFER,
+        "maxConsecutiveFailures": ladder::MAX_CONSECUTIVE_FAILURES,
+        "defaultImageTokenEstimate": estimate::DEFAULT_IMAGE_TOKEN_ESTIMATE,
+        "summaryOpenTag": SUMMARY_OPEN_TAG,
+        "summaryCloseTag": SUMMARY_CLOSE_TAG,
+        "acknowledgement": ACKNOWLEDGEMENT,
+        "bridge": BRIDGE,
+    })))
+}
+
+/// What [`Chats::before_send`], [`Chats::compact`], [`Chats::answer`],
+/// [`Chats::fail`] and [`Chats::abort`] return inside `ok`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Step {
+    /// Run `request` through the model, then report with `answer`, `fail`
+    /// or `abort`, passing `id`.
+    Summarize {
+        /// The request's id.
+        id: u64,
+        /// The summarization call.
+        request: SummaryRequest,
+    },
+    /// The compaction is over: the result (see the module docs).
+    Done(Value),
+}
+
+/// One chat: its engine and the request in flight.
+#[derive(Debug)]
+struct Chat {
+    core: Compactor,
+    /// The length of the history the request in flight was made from, to
+    /// tell the new history's head from the kept tail.
+    history_len: usize,
+}
+
+/// The chats of one host, addressed by `u32` handles that are never reused
+/// (0 is never a handle), so that a freed handle is recognised.
+#[derive(Debug, Default)]
+pub struct Chats {
+    chats: BTreeMap<u32, Chat>,
+    next: u32,
+}
+
+/// The states' `busy` / `window` view, as `state()` returns it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChatState<'a> {
+    window: f64,
+    thresholds: &'a Thresholds,
+    last_prompt_token_count: u64,
+    consecutive_failures: u32,
+    busy: bool,
+}
+
+/// The cause of a failed run, as the result carries it.
+enum Cause {
+    /// The library found the answer unusable: `INVALID_ANSWER`.
+    Answer(String),
+    /// The host's callback failed, in its words.
+    Host(String),
+}
+
+impl Chats {
+    /// An empty registry.
+    pub fn new() -> Chats {
+        Chats {
+            chats: BTreeMap::new(),
+            next: 1,
+        }
+    }
+
+    fn add(&mut self, core: Compactor) -> Result<u32, Error> {
+        let handle = self.next.max(1);
+        self.next = handle.checked_add(1).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidState,
+                "no chat handles are left (2^32 - 1 were made)",
+            )
+        })?;
+        self.chats.insert(
+            handle,
+            Chat {
+                core,
+                history_len: 0,
+            },
+        );
+        Ok(handle)
+    }
+
+    fn chat(&self, handle: u32) -> Result<&Chat, Error> {
+        self.chats
+            .get(&handle)
+            .ok_or_else(|| missing(handle, self.next))
+    }
+
+    fn chat_mut(&mut self, handle: u32) -> Result<&mut Chat, Error> {
+        let next = self.next;
+        self.chats
+            .get_mut(&handle)
+            .ok_or_else(|| missing(handle, next))
+    }
+
+    /// A new chat from options (`ChatCompactorOptions` as JSON):
+    /// `{ handle, warnings }`. The deprecated `hasFailedCompressionAttempt`
+    /// is mapped here and its warning returned (the host prints it once).
+    pub fn create(&mut self, options: &str) -> String {
+        envelope((|| {
+            let value = optional(options, "options", ErrorCode::InvalidArgument)?;
+            let read = CompactorConfig::from_json(&value)?;
+            let handle = self.add(Compactor::new(read.config)?)?;
+            Ok(json!({ "handle": handle, "warnings": read.warnings }))
+        })())
+    }
+
+    /// A chat restored from what [`Chats::save`] wrote: `{ handle }`.
+    /// Anything malformed is `INVALID_STATE`.
+    pub fn restore(&mut self, state: &str) -> String {
+        envelope((|| {
+            let value = parse_json(state, "saved state", ErrorCode::InvalidState)?;
+            let handle = self.add(Compactor::restore_json(&value)?)?;
+            Ok(json!({ "handle": handle }))
+        })())
+    }
+
+    /// Frees a chat; any later call with its handle is `INVALID_STATE`
+    /// ("this chat was freed"). A request in flight is dropped with it.
+    pub fn free(&mut self, handle: u32) -> String {
+        envelope(self.chat(handle).map(|_| ()).map(|()| {
+            self.chats.remove(&handle);
+            Value::Null
+        }))
+    }
+
+    /// The state to keep across a reload (a `SavedState`); a request in
+    /// flight is not part of it.
+    pub fn save(&self, handle: u32) -> String {
+        envelope(self.chat(handle).map(|chat| chat.core.save()))
+    }
+
+    /// `{ window, thresholds, lastPromptTokenCount, consecutiveFailures, busy }`.
+    pub fn state(&self, handle: u32) -> String {
+        envelope(self.chat(handle).map(|chat| ChatState {
+            window: chat.core.window(),
+            thresholds: chat.core.thresholds(),
+            last_prompt_token_count: chat.core.last_prompt_token_count(),
+            consecutive_failures: chat.core.consecutive_failures(),
+            busy: chat.core.pending_request().is_some(),
+        }))
+    }
+
+    /// Changes the window (the user switched models): `null`.
+    pub fn set_window(&mut self, handle: u32, window: f64) -> String {
+        envelope(
+            self.chat_mut(handle)
+                .and_then(|chat| chat.core.set_window(window)),
+        )
+    }
+
+    /// Takes the prompt size from a response's usage (a `UsageUpdate`).
+    pub fn report_usage(&mut self, handle: u32, usage: &str) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let value = optional(usage, "usage", ErrorCode::InvalidArgument)?;
+            Ok(chat.core.handle_usage(&value))
+        })())
+    }
+
+    /// The context-usage indicator for the last prompt size (a `ContextReport`).
+    pub fn usage(&self, handle: u32) -> String {
+        envelope(self.chat(handle).and_then(|chat| {
+            build_context_report(
+                chat.core.last_prompt_token_count() as f64,
+                chat.core.window(),
+            )
+        }))
+    }
+
+    /// Whether [`Chats::before_send`] will read the history for this
+    /// message; when not, the host may pass `"[]"` and skip writing it.
+    pub fn needs_history(&self, handle: u32, user_message: &str) -> String {
+        envelope((|| {
+            let chat = self.chat(handle)?;
+            let user_message = message(user_message, "userMessage")?;
+            Ok(chat.core.needs_history(&user_message))
+        })())
+    }
+
+    /// The check before sending `user_message`: a [`Step`]. The history is
+    /// only parsed when the check needs it.
+    pub fn before_send(&mut self, handle: u32, history: &str, user_message: &str) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let user_message = message(user_message, "userMessage")?;
+            check_array(history, "history")?;
+            let history = if chat.core.needs_history(&user_message) {
+                messages(history, "history")?
+            } else {
+                Vec::new()
+            };
+            let decision = chat.core.poll_before_send(&history, &user_message)?;
+            Ok(chat.step(decision, history.len()))
+        })())
+    }
+
+    /// A manual compaction (`/compact`), forced; `focus` (`""`: none) is
+    /// appended to the prompt. A [`Step`].
+    pub fn compact(&mut self, handle: u32, history: &str, focus: &str) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let history = messages(history, "history")?;
+            let focus = (!focus.is_empty()).then_some(focus);
+            let decision = chat.core.poll_manual(&history, focus)?;
+            Ok(chat.step(decision, history.len()))
+        })())
+    }
+
+    /// The host's answer to request `id` (`{ text, finishReason?, usage? }`
+    /// or a string, as JSON): the next [`Step`]. A malformed answer is a
+    /// SUMMARIZER_FAILED result whose cause is `INVALID_ANSWER`.
+    pub fn answer(&mut self, handle: u32, id: f64, answer: &str) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let id = request_id(id)?;
+            let parsed = if answer.is_empty() {
+                Err(Error::new(
+                    ErrorCode::InvalidAnswer,
+                    "expected { text, finishReason?, usage? } or a string, got undefined",
+                ))
+            } else {
+                parse_json(answer, "the answer", ErrorCode::InvalidAnswer)
+                    .and_then(|value| SummaryAnswer::from_json(&value))
+            };
+            match parsed {
+                Ok(answer) => {
+                    let outcome = chat.core.handle_summary(id, answer)?;
+                    let cause = outcome.cause.clone().map(Cause::Answer);
+                    Ok(chat.done(outcome, cause))
+                }
+                Err(error) => {
+                    let message = error.message().to_string();
+                    let outcome = chat.core.handle_summary_failure(id, message.clone())?;
+                    Ok(chat.done(outcome, Some(Cause::Answer(message))))
+                }
+            }
+        })())
+    }
+
+    /// The host's summarizer failed for request `id` (it threw or
+    /// rejected; `message` says how): a SUMMARIZER_FAILED result.
+    pub fn fail(&mut self, handle: u32, id: f64, message: &str) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let id = request_id(id)?;
+            let outcome = chat.core.handle_summary_failure(id, message.to_string())?;
+            Ok(chat.done(outcome, Some(Cause::Host(message.to_string()))))
+        })())
+    }
+
+    /// The host cancelled request `id`: an ABORTED result.
+    pub fn abort(&mut self, handle: u32, id: f64) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let id = request_id(id)?;
+            let outcome = chat.core.handle_abort(id)?;
+            Ok(chat.done(outcome, None))
+        })())
+    }
+}
+
+impl Chat {
+    fn step(&mut self, decision: SendDecision, history_len: usize) -> Step {
+        match decision {
+            SendDecision::Proceed {
+                estimate,
+                tier,
+                reason,
+            } => {
+                let outcome = self.core.noop_outcome(estimate, tier, reason);
+                self.done(outcome, None)
+            }
+            SendDecision::Summarize { id, request, .. } => {
+                self.history_len = history_len;
+                Step::Summarize { id: id.0, request }
+            }
+        }
+    }
+
+    fn done(&self, mut outcome: CompactionOutcome, cause: Option<Cause>) -> Step {
+        let new_history = outcome.new_history.take();
+        outcome.replaced = Vec::new();
+        outcome.cause = None;
+        let mut result = match serde_json::to_value(&outcome) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        result.remove("newHistory");
+        result.remove("replaced");
+        result.remove("cause");
+        result.insert("statusName".into(), outcome.status.as_str().into());
+        if let (CompactionStatus::Compressed, Some(new_history)) = (outcome.status, new_history) {
+            let tail = self.history_len.saturating_sub(outcome.kept_from);
+            let head = &new_history[..new_history.len().saturating_sub(tail)];
+            result.insert(
+                "head".into(),
+                serde_json::to_value(head).unwrap_or(Value::Array(Vec::new())),
+            );
+        }
+        match cause {
+            Some(Cause::Answer(message)) => {
+                result.insert(
+                    "cause".into(),
+                    json!({ "code": ErrorCode::InvalidAnswer.as_str(), "message": message }),
+                );
+            }
+            Some(Cause::Host(message)) => {
+                result.insert("cause".into(), json!({ "message": message }));
+            }
+            None => {}
+        }
+        Step::Done(Value::Object(result))
+    }
+}
+
+/// A history argument must be an array, also when the check will not read it.
+fn check_array(text: &str, name: &str) -> Result<(), Error> {
+    if text.trim_start().starts_with('[') {
+        return Ok(());
+    }
+    let value = parse_json(text, name, ErrorCode::InvalidContent)?;
+    Err(Error::new(
+        ErrorCode::InvalidContent,
+        format!(
+            "{name} must be an array of messages, got {}",
+            describe(&value)
+        ),
+    ))
+}
+
+/// A request id from a JS number.
+fn request_id(id: f64) -> Result<RequestId, Error> {
+    if id.fract() == 0.0 && (0.0..=crate::read::Fields::MAX_SAFE).contains(&id) {
+        Ok(RequestId(id as u64))
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "id must be the id of a summary request (a whole number), got {}",
+                show_number(id)
+            ),
+        ))
+    }
+}
+
+fn missing(handle: u32, next: u32) -> Error {
+    if handle > 0 && handle < next {
+        Error::new(ErrorCode::InvalidState, "this chat was freed")
+    } else {
+        Error::new(
+            ErrorCode::InvalidState,
+            format!("{handle} is not the handle of a chat"),
+        )
+    }
+}

@@ -1,0 +1,851 @@
+//! The JSON-text API the wasm exports call: envelopes, error codes, the
+//! readers' tolerances, the chat registry and the step protocol.
+
+mod common;
+
+use common::conversation;
+use compaction_core::json_api::{self, Chats};
+use serde_json::{Value, json};
+
+/// The `ok` value of an envelope (failing the test on an error envelope).
+fn ok(envelope: String) -> Value {
+    let value: Value = serde_json::from_str(&envelope).expect("an envelope is JSON");
+    let object = value.as_object().expect("an envelope is an object");
+    assert_eq!(object.len(), 1, "{envelope}");
+    match object.get("ok") {
+        Some(v) => v.clone(),
+        None => panic!("expected ok, got {envelope}"),
+    }
+}
+
+/// The `(code, message)` of an error envelope.
+fn err(envelope: String) -> (String, String) {
+    let value: Value = serde_json::from_str(&envelope).expect("an envelope is JSON");
+    let error = match value.get("error") {
+        Some(e) => e.clone(),
+        None => panic!("expected an error, got {envelope}"),
+    };
+    assert_eq!(value.as_object().unwrap().len(), 1);
+    assert_eq!(error.as_object().unwrap().len(), 2, "{envelope}");
+    (
+        error["code"].as_str().unwrap().to_string(),
+        error["message"].as_str().unwrap().to_string(),
+    )
+}
+
+fn assert_err(envelope: String, code: &str, needle: &str) {
+    let (c, m) = err(envelope);
+    assert_eq!(c, code, "{m}");
+    assert!(m.contains(needle), "{m:?} does not contain {needle:?}");
+}
+
+const WINDOW: f64 = 200_000.0;
+const USER_MESSAGE: &str = r#"{"role":"user","parts":[{"text":"Next step, please."}]}"#;
+
+fn history_text() -> String {
+    serde_json::to_string(&conversation(20, 8_000)).unwrap()
+}
+
+/// A chat on the spec's estimator whose last usage is `tokens`.
+fn chat_at(chats: &mut Chats, tokens: u64) -> u32 {
+    let created = ok(chats.create(r#"{"window":200000,"estimator":"reference"}"#));
+    let handle = created["handle"].as_u64().unwrap() as u32;
+    let update = ok(chats.report_usage(handle, &format!(r#"{{"totalTokenCount":{tokens}}}"#)));
+    assert_eq!(update["taken"], true);
+    handle
+}
+
+/// Starts a compaction at auto; returns the request id and the request.
+fn start(chats: &mut Chats, handle: u32, history: &str) -> (f64, Value) {
+    let step = ok(chats.before_send(handle, history, USER_MESSAGE));
+    let summarize = step
+        .get("summarize")
+        .unwrap_or_else(|| panic!("expected a summary request, got {step}"));
+    (
+        summarize["id"].as_f64().unwrap(),
+        summarize["request"].clone(),
+    )
+}
+
+fn done(step: Value) -> Value {
+    match step.get("done") {
+        Some(result) => result.clone(),
+        None => panic!("expected a result, got {step}"),
+    }
+}
+
+#[test]
+fn stateless_functions_answer_in_envelopes() {
+    let t = ok(json_api::compute_thresholds(WINDOW));
+    assert_eq!(
+        (&t["warn"], &t["auto"], &t["hard"], &t["effectiveWindow"]),
+        (
+            &json!(147_000.0),
+            &json!(167_000.0),
+            &json!(177_000.0),
+            &json!(180_000.0)
+        )
+    );
+    assert_err(
+        json_api::compute_thresholds(f64::NAN),
+        "INVALID_WINDOW",
+        "got NaN",
+    );
+    let thresholds = t.to_string();
+    let tiers: Vec<Value> = [0.0, 147_000.0, 167_000.0, 177_000.0]
+        .iter()
+        .map(|&n| ok(json_api::current_tier(n, &thresholds)))
+        .collect();
+    assert_eq!(
+        tiers,
+        [json!("safe"), json!("warn"), json!("auto"), json!("hard")]
+    );
+    assert_err(
+        json_api::current_tier(-5.0, &thresholds),
+        "INVALID_ARGUMENT",
+        "tokens",
+    );
+    assert_err(
+        json_api::current_tier(5.0, r#""nope""#),
+        "INVALID_ARGUMENT",
+        "thresholds must be an object",
+    );
+
+    let hello = r#"[{"role":"user","parts":[{"text":"hello world"}]}]"#;
+    assert_eq!(ok(json_api::estimate_content_tokens(hello, "")), json!(3.0));
+    assert_eq!(
+        ok(json_api::estimate_content_tokens(
+            r#"[{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AAAA"}}]}]"#,
+            r#"{"imageTokenEstimate":258}"#
+        )),
+        json!(258.0)
+    );
+    assert_err(
+        json_api::estimate_content_tokens(r#"[{"role":"user","parts":[{"text":1}]}]"#, ""),
+        "INVALID_CONTENT",
+        "contents[0].parts[0].text must be a string",
+    );
+    assert_err(
+        json_api::estimate_content_tokens(r#""hello""#, ""),
+        "INVALID_CONTENT",
+        "contents must be an array",
+    );
+    assert_err(
+        json_api::estimate_content_tokens("[", ""),
+        "INVALID_CONTENT",
+        "contents is not valid JSON text",
+    );
+    assert_eq!(
+        ok(json_api::estimate_text_tokens("hello world", "")),
+        json!(3.0)
+    );
+    assert_err(
+        json_api::estimate_text_tokens("x", r#"{"estimator":"tiktoken"}"#),
+        "INVALID_ARGUMENT",
+        "options.estimator must be one of reference, calibrated, conservative",
+    );
+    assert_err(
+        json_api::estimate_text_tokens("x", r#"{"foo":1}"#),
+        "INVALID_ARGUMENT",
+        "unknown field \"foo\"",
+    );
+
+    let history = format!(
+        r#"[{{"role":"user","parts":[{{"text":"{}"}}]}}]"#,
+        "x".repeat(4000)
+    );
+    let msg = r#"{"role":"user","parts":[{"text":"hello world"}]}"#;
+    assert_eq!(
+        ok(json_api::estimate_prompt_tokens(
+            &history, msg, 50_000.0, ""
+        )),
+        json!(50_003.0)
+    );
+    assert_eq!(
+        ok(json_api::estimate_prompt_tokens(&history, msg, 0.0, "")),
+        json!(1003.0)
+    );
+    // With an anchor the history is not read: not even parsed.
+    assert_eq!(
+        ok(json_api::estimate_prompt_tokens("not json", msg, 10.0, "")),
+        json!(13.0)
+    );
+    assert_err(
+        json_api::estimate_prompt_tokens(&history, msg, -1.0, ""),
+        "INVALID_ARGUMENT",
+        "lastPromptTokenCount",
+    );
+    assert_err(
+        json_api::estimate_prompt_tokens("[]", r#"{"role":5}"#, 0.0, ""),
+        "INVALID_CONTENT",
+        "userMessage.role",
+    );
+
+    let tip = ok(json_api::select_tip(
+        r#"{"lastPromptTokenCount":150000,"contextWindowSize":200000}"#,
+    ));
+    assert_eq!(tip["id"], "context-warn");
+    assert_eq!(
+        ok(json_api::select_tip(r#"{"lastPromptTokenCount":1e9}"#)),
+        Value::Null
+    );
+    assert_err(
+        json_api::select_tip(r#"{"lastPromptTokenCount":1,"window":5}"#),
+        "INVALID_ARGUMENT",
+        "unknown field \"window\"",
+    );
+
+    let report = ok(json_api::context_report(150_000.0, WINDOW));
+    assert_eq!(
+        (
+            &report["tier"],
+            &report["percentUsed"],
+            &report["tokensUntilAuto"],
+            &report["showFooter"]
+        ),
+        (&json!("warn"), &json!(75.0), &json!(17_000.0), &json!(true))
+    );
+    let text = ok(json_api::format_context_report(150_000.0, WINDOW));
+    assert!(
+        text.as_str()
+            .unwrap()
+            .contains("Warn threshold:     147,000"),
+        "{text}"
+    );
+    assert_err(
+        json_api::format_context_report(-1.0, WINDOW),
+        "INVALID_ARGUMENT",
+        "tokens",
+    );
+
+    let loaded = ok(json_api::load_settings(
+        r#"{"chatCompression":{"contextPercentageThreshold":0.5}}"#,
+    ));
+    assert_eq!(loaded["warnings"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        loaded["settings"],
+        json!({ "imageTokenEstimate": 1600.0, "excludeMessages": 2, "excludeContextWindowPercent": 2.0 })
+    );
+    assert_eq!(
+        ok(json_api::load_settings(""))["settings"]["excludeMessages"],
+        2
+    );
+    assert_err(
+        json_api::load_settings(r#"{"compaction":{"excludeMessages":1.5}}"#),
+        "INVALID_SETTINGS",
+        "excludeMessages must be an integer",
+    );
+    assert_err(
+        json_api::load_settings("{"),
+        "INVALID_SETTINGS",
+        "settings is not valid JSON",
+    );
+
+    let constants = ok(json_api::ladder_constants());
+    assert_eq!(constants["pct"], json!(0.7));
+    assert_eq!(constants["warnPctOffset"], json!(0.1));
+    assert_eq!(constants["compactMaxOutputTokens"], json!(20_000));
+    assert_eq!(constants["summaryReserve"], json!(20_000.0));
+    assert_eq!(constants["autocompactBuffer"], json!(13_000.0));
+    assert_eq!(constants["warnBuffer"], json!(20_000.0));
+    assert_eq!(constants["hardBuffer"], json!(3_000.0));
+    assert_eq!(constants["maxConsecutiveFailures"], json!(3));
+    assert_eq!(constants["defaultImageTokenEstimate"], json!(1_600.0));
+    assert_eq!(constants["summaryOpenTag"], "<conversation-summary>");
+    assert_eq!(constants["summaryCloseTag"], "</conversation-summary>");
+    assert!(
+        constants["acknowledgement"]
+            .as_str()
+            .unwrap()
+            .starts_with("Understood.")
+    );
+    assert!(
+        constants["bridge"]
+            .as_str()
+            .unwrap()
+            .starts_with("Continue")
+    );
+}
+
+#[test]
+fn lone_surrogates_count_as_the_replacement_character() {
+    // JSON.stringify("a\ud800b") is "a\ud800b" with the escape: one code unit.
+    let lone_high = r#"[{"role":"user","parts":[{"text":"abc\ud800"}]}]"#;
+    let lone_low = r#"[{"role":"user","parts":[{"text":"\udc00abc"}]}]"#;
+    let reversed = r#"[{"role":"user","parts":[{"text":"\udc00\ud800ab"}]}]"#;
+    let pair = r#"[{"role":"user","parts":[{"text":"\ud83d\ude00ab"}]}]"#;
+    for text in [lone_high, lone_low, reversed, pair] {
+        // Four UTF-16 units ÷ 4 under the spec's rule.
+        assert_eq!(
+            ok(json_api::estimate_content_tokens(text, "")),
+            json!(1.0),
+            "{text}"
+        );
+    }
+    // 8 units: a lone high surrogate right before an escaped character.
+    let before_escape = r#"[{"role":"user","parts":[{"text":"\ud800\n\"abcde"}]}]"#;
+    assert_eq!(
+        ok(json_api::estimate_content_tokens(before_escape, "")),
+        json!(2.0)
+    );
+    // An escaped backslash followed by "ud800" is text, not an escape.
+    let literal = r#"[{"role":"user","parts":[{"text":"\\ud800"}]}]"#;
+    assert_eq!(
+        ok(json_api::estimate_content_tokens(literal, "")),
+        json!(2.0)
+    );
+    // In a chat's history too: a compaction with one runs.
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 170_000);
+    let history = history_text().replacen("question 3", "question \\ud800", 1);
+    assert!(history.contains("\\ud800"));
+    let (id, request) = start(&mut chats, handle, &history);
+    assert!(request.to_string().contains('\u{FFFD}'));
+    let result = done(ok(chats.answer(handle, id, r#""summary""#)));
+    assert_eq!(result["statusName"], "COMPRESSED");
+}
+
+#[test]
+fn deep_nesting_is_a_typed_error_naming_the_path() {
+    let deep = format!(
+        r#"[{{"role":"user","parts":[{{"functionResponse":{{"name":"f","response":{}1{}}}}}]}}]"#,
+        r#"{"a":"#.repeat(200),
+        "}".repeat(200)
+    );
+    let (code, message) = err(json_api::estimate_content_tokens(&deep, ""));
+    assert_eq!(code, "INVALID_CONTENT");
+    assert!(
+        message.starts_with("contents[0].parts[0].functionResponse..."),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("nested more than 100 levels"),
+        "{message}"
+    );
+    let deep_array = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert_err(
+        json_api::select_tip(&deep_array),
+        "INVALID_ARGUMENT",
+        "context[0][0][0][0]...: nested more than 100 levels",
+    );
+    // Depth within the limit is fine.
+    let ok_depth = format!(
+        r#"[{{"role":"user","parts":[{{"functionResponse":{{"name":"f","response":{}1{}}}}}]}}]"#,
+        r#"{"a":"#.repeat(90),
+        "}".repeat(90)
+    );
+    assert!(
+        ok(json_api::estimate_content_tokens(&ok_depth, ""))
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+}
+
+#[test]
+fn non_finite_markers_are_named_where_they_are_read() {
+    let mut chats = Chats::new();
+    assert_err(
+        chats.create(r#"{"window":{"$nonFinite":"NaN"}}"#),
+        "INVALID_WINDOW",
+        "options.window must be a finite number of tokens >= 1, got NaN",
+    );
+    assert_err(
+        chats.create(r#"{"window":{"$nonFinite":"Infinity"}}"#),
+        "INVALID_WINDOW",
+        "got Infinity",
+    );
+    assert_err(
+        json_api::estimate_text_tokens("x", r#"{"imageTokenEstimate":{"$nonFinite":"-Infinity"}}"#),
+        "INVALID_ARGUMENT",
+        "options.imageTokenEstimate must be a finite number >= 1, got -Infinity",
+    );
+    assert_err(
+        json_api::select_tip(r#"{"lastPromptTokenCount":{"$nonFinite":"NaN"}}"#),
+        "INVALID_ARGUMENT",
+        "context.lastPromptTokenCount must be a finite number of tokens >= 0, got NaN",
+    );
+    let handle = chat_at(&mut chats, 5_000);
+    let update = ok(chats.report_usage(
+        handle,
+        r#"{"totalTokenCount":{"$nonFinite":"NaN"},"promptTokenCount":7000}"#,
+    ));
+    assert_eq!(update["taken"], true);
+    assert_eq!(update["lastPromptTokenCount"], 7000);
+    assert_eq!(
+        update["ignored"],
+        json!(["totalTokenCount must be a number of tokens >= 0, got NaN"])
+    );
+    let mut state = ok(chats.save(handle));
+    state["window"] = json!({ "$nonFinite": "Infinity" });
+    assert_err(chats.restore(&state.to_string()), "INVALID_STATE", "window");
+}
+
+#[test]
+fn create_reads_the_options_and_maps_the_deprecated_flag() {
+    let mut chats = Chats::new();
+    let created = ok(chats.create(r#"{"window":200000,"hasFailedCompressionAttempt":true}"#));
+    assert_eq!(created["warnings"].as_array().unwrap().len(), 1);
+    assert!(
+        created["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("deprecated; pass consecutiveFailures")
+    );
+    let handle = created["handle"].as_u64().unwrap() as u32;
+    assert_eq!(ok(chats.state(handle))["consecutiveFailures"], 3);
+    let created = ok(chats.create(r#"{"window":200000,"hasFailedCompressionAttempt":false}"#));
+    assert_eq!(
+        ok(chats.state(created["handle"].as_u64().unwrap() as u32))["consecutiveFailures"],
+        0
+    );
+    // The new option wins, without a warning.
+    let created = ok(chats
+        .create(r#"{"window":200000,"consecutiveFailures":2,"hasFailedCompressionAttempt":true}"#));
+    assert_eq!(created["warnings"], json!([]));
+    assert_eq!(
+        ok(chats.state(created["handle"].as_u64().unwrap() as u32))["consecutiveFailures"],
+        2
+    );
+
+    for (options, code, needle) in [
+        (
+            "",
+            "INVALID_ARGUMENT",
+            "options must be an object such as { window: 200000 }",
+        ),
+        ("[]", "INVALID_ARGUMENT", "options must be an object"),
+        ("{}", "INVALID_ARGUMENT", "options.window is missing"),
+        (
+            r#"{"window":"big"}"#,
+            "INVALID_ARGUMENT",
+            "options.window must be a number, got the string \"big\"",
+        ),
+        (r#"{"window":0}"#, "INVALID_WINDOW", "got 0"),
+        (r#"{"window":-1}"#, "INVALID_WINDOW", "finite number"),
+        (
+            r#"{"window":1e5,"excludeMessage":3}"#,
+            "INVALID_ARGUMENT",
+            "unknown field \"excludeMessage\"; expected one of window, consecutiveFailures",
+        ),
+        (
+            r#"{"window":1e5,"imageTokenEstimate":0}"#,
+            "INVALID_ARGUMENT",
+            "imageTokenEstimate",
+        ),
+        (
+            r#"{"window":1e5,"consecutiveFailures":1.5}"#,
+            "INVALID_ARGUMENT",
+            "options.consecutiveFailures must be an integer >= 0",
+        ),
+        (
+            r#"{"window":1e5,"hasFailedCompressionAttempt":"yes"}"#,
+            "INVALID_ARGUMENT",
+            "must be a boolean",
+        ),
+        (
+            r#"{"window":1e5,"excludeContextWindowPercent":101}"#,
+            "INVALID_ARGUMENT",
+            "from 0 to 100",
+        ),
+    ] {
+        assert_err(chats.create(options), code, needle);
+    }
+}
+
+#[test]
+fn freed_and_unknown_handles_are_invalid_state() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 1_000);
+    assert_eq!(ok(chats.free(handle)), Value::Null);
+    for envelope in [
+        chats.save(handle),
+        chats.state(handle),
+        chats.usage(handle),
+        chats.set_window(handle, 1e5),
+        chats.report_usage(handle, "{}"),
+        chats.needs_history(handle, USER_MESSAGE),
+        chats.before_send(handle, "[]", USER_MESSAGE),
+        chats.compact(handle, "[]", ""),
+        chats.answer(handle, 1.0, r#""x""#),
+        chats.fail(handle, 1.0, "x"),
+        chats.abort(handle, 1.0),
+        chats.free(handle),
+    ] {
+        assert_err(envelope, "INVALID_STATE", "this chat was freed");
+    }
+    assert_err(
+        chats.state(0),
+        "INVALID_STATE",
+        "0 is not the handle of a chat",
+    );
+    assert_err(
+        chats.state(99),
+        "INVALID_STATE",
+        "99 is not the handle of a chat",
+    );
+    // Handles are not reused.
+    let next = chat_at(&mut chats, 1_000);
+    assert!(next > handle);
+}
+
+#[test]
+fn state_save_restore_and_usage() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 168_000);
+    let state = ok(chats.state(handle));
+    assert_eq!(state["window"], json!(WINDOW));
+    assert_eq!(state["thresholds"]["auto"], json!(167_000.0));
+    assert_eq!(state["lastPromptTokenCount"], 168_000);
+    assert_eq!(state["busy"], false);
+    assert_eq!(ok(chats.usage(handle))["tier"], "auto");
+    assert_eq!(ok(chats.set_window(handle, 1e6)), Value::Null);
+    assert_eq!(ok(chats.usage(handle))["tier"], "safe");
+    assert_err(chats.set_window(handle, f64::NAN), "INVALID_WINDOW", "NaN");
+    assert_eq!(ok(chats.state(handle))["window"], json!(1e6));
+
+    let saved = ok(chats.save(handle));
+    let restored = ok(chats.restore(&saved.to_string()))["handle"]
+        .as_u64()
+        .unwrap() as u32;
+    assert_eq!(ok(chats.save(restored)), saved);
+    for (state, needle) in [
+        ("", "saved state is not valid JSON"),
+        ("\"garbage\"", "saved state must be the object"),
+        (r#"{"version":1}"#, "saved state.window is missing"),
+    ] {
+        assert_err(chats.restore(state), "INVALID_STATE", needle);
+    }
+    let update = ok(chats.report_usage(
+        handle,
+        r#"{"totalTokenCount":-5,"promptTokenCount":"many"}"#,
+    ));
+    assert_eq!(update["taken"], false);
+    assert_eq!(update["ignored"].as_array().unwrap().len(), 2);
+    assert_eq!(ok(chats.report_usage(handle, ""))["taken"], false);
+    assert_err(
+        chats.report_usage(handle, "{"),
+        "INVALID_ARGUMENT",
+        "usage is not valid JSON",
+    );
+
+    assert_eq!(ok(chats.needs_history(handle, USER_MESSAGE)), json!(false));
+    assert_err(
+        chats.needs_history(handle, "{}"),
+        "INVALID_CONTENT",
+        "userMessage.role is missing",
+    );
+}
+
+#[test]
+fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 170_000);
+    let history_text = history_text();
+    let history: Vec<Value> = serde_json::from_str(&history_text).unwrap();
+    let (id, request) = start(&mut chats, handle, &history_text);
+    assert_eq!(request["config"]["maxOutputTokens"], 20_000);
+    assert_eq!(
+        request["config"]["thinkingConfig"]["includeThoughts"],
+        false
+    );
+    assert_eq!(ok(chats.state(handle))["busy"], true);
+    let answer = json!({ "text": "## Task status\n- done", "finishReason": "STOP" });
+    let result = done(ok(chats.answer(handle, id, &answer.to_string())));
+    assert_eq!(result["status"], 1);
+    assert_eq!(result["statusName"], "COMPRESSED");
+    assert_eq!(result["trigger"], "auto");
+    assert_eq!(result["forced"], false);
+    assert_eq!(result["summary"], "## Task status\n- done");
+    assert!(result.get("cause").is_none());
+    assert!(result.get("history").is_none() && result.get("replaced").is_none());
+    let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
+    assert_eq!(kept_from, 36);
+    let head = result["head"].as_array().unwrap();
+    // Summary and acknowledgement; the tail starts with a user turn, no bridge.
+    assert_eq!(head.len(), 2);
+    assert_eq!(head[0]["role"], "user");
+    assert!(head[0].to_string().contains("<conversation-summary>"));
+    assert_eq!(head[1]["role"], "model");
+    let new_history: Vec<Value> = head.iter().chain(&history[kept_from..]).cloned().collect();
+    let state = ok(chats.state(handle));
+    assert_eq!(state["busy"], false);
+    assert_eq!(state["lastPromptTokenCount"], result["newTokenCount"]);
+    // Without usage from the call: what the estimator cannot see (170 000
+    // minus the history's estimate) plus the new history's estimate.
+    let estimate = |messages: &[Value]| {
+        ok(json_api::estimate_content_tokens(
+            &serde_json::to_string(messages).unwrap(),
+            r#"{"estimator":"reference"}"#,
+        ))
+        .as_f64()
+        .unwrap()
+    };
+    let expected = 170_000.0 - estimate(&history) + estimate(&new_history);
+    assert!((result["newTokenCount"].as_f64().unwrap() - expected).abs() <= 1.0);
+    assert_eq!(result["newTokenCountEstimated"], true);
+}
+
+#[test]
+fn a_tail_starting_with_a_model_turn_gets_the_bridge_in_the_head() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 170_000);
+    // An agent loop under one request: the cut falls on a model turn.
+    let mut history = vec![json!({ "role": "user", "parts": [{ "text": "do it all" }] })];
+    for i in 0..40 {
+        history.push(json!({ "role": "model", "parts": [{ "functionCall": { "name": format!("f{i}"), "args": {} } }] }));
+        history.push(json!({ "role": "user", "parts": [{ "functionResponse": { "name": format!("f{i}"), "response": { "output": "o".repeat(8000) } } }] }));
+    }
+    let text = serde_json::to_string(&history).unwrap();
+    let (id, _) = start(&mut chats, handle, &text);
+    let result = done(ok(chats.answer(handle, id, r#""summary""#)));
+    assert_eq!(result["statusName"], "COMPRESSED");
+    let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
+    assert_eq!(history[kept_from]["role"], "model");
+    let head = result["head"].as_array().unwrap();
+    assert_eq!(head.len(), 3);
+    assert_eq!(
+        head[2]["parts"][0]["text"],
+        ok(json_api::ladder_constants())["bridge"]
+    );
+}
+
+#[test]
+fn every_failure_is_a_result_without_a_head() {
+    /// An answer, the status it gives, and the cause's code and text.
+    type Case<'a> = (&'a str, &'a str, Option<(&'a str, &'a str)>);
+    let cases: [Case; 8] = [
+        (r#"{"text":"   \n"}"#, "EMPTY_SUMMARY", None),
+        (
+            r#"{"text":"partial","finishReason":"MAX_TOKENS"}"#,
+            "OUTPUT_TRUNCATED",
+            None,
+        ),
+        (
+            r#"{"text":"partial","finishReason":"length"}"#,
+            "OUTPUT_TRUNCATED",
+            None,
+        ),
+        (
+            r#"{"text":"partial","finishReason":"SAFETY"}"#,
+            "SUMMARIZER_FAILED",
+            Some(("INVALID_ANSWER", "finish reason \"SAFETY\"")),
+        ),
+        (
+            r#"{"summary":"wrong field"}"#,
+            "SUMMARIZER_FAILED",
+            Some(("INVALID_ANSWER", "the answer has no text")),
+        ),
+        (
+            "42",
+            "SUMMARIZER_FAILED",
+            Some(("INVALID_ANSWER", "or a string, got the number 42")),
+        ),
+        (
+            "",
+            "SUMMARIZER_FAILED",
+            Some(("INVALID_ANSWER", "got undefined")),
+        ),
+        (
+            "{nope",
+            "SUMMARIZER_FAILED",
+            Some(("INVALID_ANSWER", "the answer is not valid JSON")),
+        ),
+    ];
+    let history = history_text();
+    for (answer, status, cause) in cases {
+        let mut chats = Chats::new();
+        let handle = chat_at(&mut chats, 168_000);
+        let (id, _) = start(&mut chats, handle, &history);
+        let result = done(ok(chats.answer(handle, id, answer)));
+        assert_eq!(result["statusName"], status, "{answer}");
+        assert!(result.get("head").is_none(), "{answer}");
+        assert_eq!(result["summary"], Value::Null);
+        assert_eq!(
+            result["consecutiveFailures"], 1,
+            "{answer}: a non-forced failure counts"
+        );
+        assert_eq!(ok(chats.state(handle))["lastPromptTokenCount"], 168_000);
+        match cause {
+            Some((code, needle)) => {
+                assert_eq!(result["cause"]["code"], code, "{answer}");
+                let message = result["cause"]["message"].as_str().unwrap();
+                assert!(message.contains(needle), "{answer}: {message}");
+            }
+            None => assert!(result.get("cause").is_none(), "{answer}"),
+        }
+    }
+    // An inflated summary.
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 168_000);
+    let (id, _) = start(&mut chats, handle, &history);
+    let huge = serde_json::to_string(&"x".repeat(2_000_000)).unwrap();
+    let result = done(ok(chats.answer(handle, id, &huge)));
+    assert_eq!(result["statusName"], "INFLATED");
+    assert_eq!(result["status"], 2);
+    assert!(
+        result["newTokenCount"].as_f64().unwrap() > result["originalTokenCount"].as_f64().unwrap()
+    );
+    // The host's callback failed.
+    let (id, _) = start(&mut chats, handle, &history);
+    let result = done(ok(chats.fail(handle, id, "quota exceeded")));
+    assert_eq!(result["statusName"], "SUMMARIZER_FAILED");
+    assert_eq!(result["cause"], json!({ "message": "quota exceeded" }));
+    assert_eq!(result["consecutiveFailures"], 2);
+}
+
+#[test]
+fn abort_noop_and_manual_runs() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 168_000);
+    let history = history_text();
+    let (id, _) = start(&mut chats, handle, &history);
+    let result = done(ok(chats.abort(handle, id)));
+    assert_eq!(result["statusName"], "ABORTED");
+    assert_eq!(result["status"], 8);
+    assert_eq!(result["consecutiveFailures"], 0);
+    assert!(result.get("cause").is_none() && result.get("head").is_none());
+    assert_eq!(ok(chats.state(handle))["busy"], false);
+
+    // Below auto: done at once, and the history is not even parsed.
+    let low = chat_at(&mut chats, 100_000);
+    let result = done(ok(chats.before_send(low, "[not json", USER_MESSAGE)));
+    assert_eq!(result["statusName"], "NOOP");
+    assert_eq!(result["noopReason"], "belowAuto");
+    assert_eq!(result["trigger"], Value::Null);
+    assert_err(
+        chats.before_send(low, "\"not an array\"", USER_MESSAGE),
+        "INVALID_CONTENT",
+        "history must be an array of messages, got the string",
+    );
+
+    // Manual: forced, with the focus; a failure is not counted.
+    let (id, request) = {
+        let step = ok(chats.compact(low, &history, "keep the API decisions"));
+        (
+            step["summarize"]["id"].as_f64().unwrap(),
+            step["summarize"]["request"].clone(),
+        )
+    };
+    assert!(
+        request["systemInstruction"]
+            .as_str()
+            .unwrap()
+            .ends_with("keep the API decisions")
+    );
+    let result = done(ok(chats.fail(low, id, "x")));
+    assert_eq!(result["trigger"], "manual");
+    assert_eq!(result["forced"], true);
+    assert_eq!(result["consecutiveFailures"], 0);
+    let result = done(ok(chats.compact(low, "[]", "")));
+    assert_eq!(result["noopReason"], "nothingToCompress");
+}
+
+#[test]
+fn busy_while_in_flight_and_stale_ids_change_nothing() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 168_000);
+    let other = chat_at(&mut chats, 168_000);
+    let history = history_text();
+    let (id, _) = start(&mut chats, handle, &history);
+    assert_err(
+        chats.before_send(handle, &history, USER_MESSAGE),
+        "BUSY",
+        "in flight",
+    );
+    assert_err(chats.compact(handle, &history, ""), "BUSY", "in flight");
+    // Reads and usage work meanwhile; another chat is not affected.
+    assert_eq!(ok(chats.usage(handle))["tokens"], json!(168_000.0));
+    assert!(ok(chats.save(handle))["version"].is_number());
+    let (other_id, _) = start(&mut chats, other, &history);
+    assert_eq!(
+        done(ok(chats.abort(other, other_id)))["statusName"],
+        "ABORTED"
+    );
+    // Wrong ids: STALE_REQUEST, the request stays in flight.
+    assert_err(
+        chats.answer(handle, id + 1.0, r#""x""#),
+        "STALE_REQUEST",
+        "is not pending",
+    );
+    assert_err(
+        chats.fail(handle, id + 1.0, "x"),
+        "STALE_REQUEST",
+        "is not pending",
+    );
+    assert_err(
+        chats.abort(handle, id + 1.0),
+        "STALE_REQUEST",
+        "is not pending",
+    );
+    assert_err(
+        chats.answer(handle, 0.5, r#""x""#),
+        "INVALID_ARGUMENT",
+        "got 0.5",
+    );
+    assert_err(
+        chats.answer(handle, f64::NAN, r#""x""#),
+        "INVALID_ARGUMENT",
+        "got NaN",
+    );
+    assert_eq!(ok(chats.state(handle))["busy"], true);
+    let result = done(ok(chats.answer(handle, id, r#""done summary""#)));
+    assert_eq!(result["statusName"], "COMPRESSED");
+    // Answered once: a second answer is stale.
+    assert_err(
+        chats.answer(handle, id, r#""again""#),
+        "STALE_REQUEST",
+        "no request is in flight",
+    );
+}
+
+#[test]
+fn huge_counts_are_clamped_listed_and_still_compact() {
+    let mut chats = Chats::new();
+    let handle = chat_at(&mut chats, 1_000);
+    let update = ok(chats.report_usage(handle, r#"{"totalTokenCount":1e20}"#));
+    assert_eq!(update["lastPromptTokenCount"], 9_007_199_254_740_991_u64);
+    assert_eq!(update["ignored"].as_array().unwrap().len(), 1);
+    assert_eq!(ok(chats.usage(handle))["tier"], "hard");
+    // The check agrees with the indicator: the chat compacts, forced.
+    let (id, _) = start(&mut chats, handle, &history_text());
+    let result = done(ok(chats.abort(handle, id)));
+    assert_eq!(result["trigger"], "hard");
+    // And the state with that count restores.
+    let saved = chats.save(handle);
+    let saved = ok(saved).to_string();
+    let restored = ok(chats.restore(&saved))["handle"].as_u64().unwrap() as u32;
+    assert_eq!(ok(chats.save(restored)).to_string(), saved);
+    assert_eq!(
+        ok(json_api::estimate_prompt_tokens(
+            "[]",
+            USER_MESSAGE,
+            1e300,
+            ""
+        )),
+        json!(u64::MAX as f64)
+    );
+}
+
+#[test]
+fn malformed_and_deep_states_are_invalid_state() {
+    let mut chats = Chats::new();
+    let deep = format!("{}{}", r#"{"options":"#.repeat(300), "}".repeat(300));
+    assert_err(
+        chats.restore(&deep),
+        "INVALID_STATE",
+        "saved state.options.options.options.options...: nested more than 100 levels",
+    );
+    for state in [
+        "",
+        "[]",
+        "null",
+        "1",
+        "{",
+        r#"{"version":"1"}"#,
+        "\"\\ud800\"",
+    ] {
+        let (code, _) = err(chats.restore(state));
+        assert_eq!(code, "INVALID_STATE", "{state}");
+    }
+}
