@@ -53,7 +53,12 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
 
 /// `estimatePromptTokens`.
 #[wasm_bindgen]
-pub fn estimate_prompt_tokens(history: &str, user_message: &str, last: f64, options: &str) -> String {
+pub fn estimate_prompt_tokens(
+    history: &str,
+    user_message: &str,
+    last: f64,
+    options: &str,
+) -> String {
     json_api::estimate_prompt_tokens(history, user_message, last, options)
 }
 
