@@ -132,7 +132,7 @@ export type CompactionErrorCode =
 export interface CompactionError extends Error {
   name: "CompactionError";
   code: CompactionErrorCode;
-  /** The host's own error, when its callback failed. */
+  /** The host's own error: what its callback threw, or what reading its value (a getter, `toJSON`, a proxy) threw. */
   cause?: unknown;
 }
 

@@ -363,3 +363,20 @@ test("hostile arguments to the async methods reject with typed errors; nothing e
   }
   assert.deepEqual(uncaught, []);
 });
+
+test("an error the host's value threw while being read is the CompactionError's cause", async () => {
+  const mine = new Error("toJSON says no");
+  const value = { toJSON() { throw mine; } };
+  for (const call of [() => cc.loadSettings(value), () => cc.estimateContentTokens([value]), () => new ChatCompactor(value),
+    () => cc.selectTip({ lastPromptTokenCount: 1, get contextWindowSize() { throw mine; } })]) {
+    assert.throws(call, (e) => e.name === "CompactionError" && e.cause === mine && /toJSON says no/.test(e.message));
+  }
+  const chat = chatAt(168_000);
+  await assert.rejects(chat.beforeSend(makeHistory(12), value, good), (e) => e.code === "INVALID_CONTENT" && e.cause === mine);
+  await assert.rejects(chat.compact(makeHistory(12), good, { get focus() { throw mine; } }), (e) => e.code === "INVALID_ARGUMENT" && e.cause === mine);
+  // An answer that throws while serialized: an INVALID_ANSWER cause, whose own cause is the host's error.
+  const r = await chat.beforeSend(makeHistory(12), userMessage, async () => value);
+  assert.equal(r.status, S.SUMMARIZER_FAILED);
+  assert.equal(r.cause.code, "INVALID_ANSWER");
+  assert.equal(r.cause.cause, mine);
+});

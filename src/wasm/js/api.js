@@ -91,7 +91,7 @@ function toJson(value, name, code, strict, missing) {
   try {
     text = strict ? JSON.stringify(value, nonFinite) : JSON.stringify(value);
   } catch (error) {
-    throw compactionError(code, `${name} is not plain data: ${thrownMessage(error)}`);
+    throw compactionError(code, `${name} is not plain data: ${thrownMessage(error)}`, error);
   }
   if (text === undefined) throw compactionError(code, `${name} cannot be ${describe(value)}`);
   return text;
@@ -117,7 +117,7 @@ function isArray(value, name) {
   try {
     return Array.isArray(value);
   } catch (error) {
-    throw compactionError("INVALID_CONTENT", `${name} cannot be read: ${thrownMessage(error)}`);
+    throw compactionError("INVALID_CONTENT", `${name} cannot be read: ${thrownMessage(error)}`, error);
   }
 }
 
@@ -138,7 +138,7 @@ function option(options, key) {
   try {
     return options[key];
   } catch (error) {
-    throw compactionError("INVALID_ARGUMENT", `options.${key} could not be read: ${thrownMessage(error)}`);
+    throw compactionError("INVALID_ARGUMENT", `options.${key} could not be read: ${thrownMessage(error)}`, error);
   }
 }
 
@@ -513,25 +513,31 @@ function copy(history) {
   try {
     return Array.prototype.slice.call(history);
   } catch (error) {
-    throw compactionError("INVALID_CONTENT", `history cannot be read: ${thrownMessage(error)}`);
+    throw compactionError("INVALID_CONTENT", `history cannot be read: ${thrownMessage(error)}`, error);
   }
 }
 
-/** The core's next step for the callback's answer; an answer that cannot be serialized is INVALID_ANSWER. */
+/**
+ * The core's next step for the callback's answer (`""`: undefined, which
+ * the core reports). An answer JSON.stringify throws on or cannot write is
+ * a failed run whose cause is an INVALID_ANSWER error (with what
+ * JSON.stringify threw as its own cause).
+ */
 function answered(handle, id, answer) {
   let text;
+  let message;
+  let thrown;
   try {
-    text = typeof answer === "string" ? JSON.stringify(answer) : JSON.stringify(answer === undefined ? null : answer, nonFinite);
+    text = answer === undefined ? "" : JSON.stringify(answer, nonFinite);
+    if (text === undefined) message = `the answer cannot be ${describe(answer)}`;
   } catch (error) {
-    text = undefined;
-    answer = error;
+    thrown = error;
+    message = `the answer is not plain data: ${thrownMessage(error)}`;
   }
-  if (text === undefined) {
-    const message = `the answer is not plain data: ${answer instanceof Error ? thrownMessage(answer) : describe(answer)}`;
-    const cause = compactionError("INVALID_ANSWER", message);
-    return { step: unwrap(wasm.chat_fail(handle, id, `the summarize callback answered something malformed: ${message}`)), failed: true, cause };
-  }
-  return { step: unwrap(wasm.chat_answer(handle, id, text)) };
+  if (message === undefined) return { step: unwrap(wasm.chat_answer(handle, id, text)) };
+  const cause = thrown === undefined ? compactionError("INVALID_ANSWER", message) : compactionError("INVALID_ANSWER", message, thrown);
+  const step = unwrap(wasm.chat_fail(handle, id, `the summarize callback answered something malformed: ${message}`));
+  return { step, failed: true, cause };
 }
 
 /**
