@@ -436,7 +436,8 @@ export class ChatCompactor {
    */
   #ask(handle, { id, request }, callback, hostSignal) {
     return new Promise((resolve, reject) => {
-      const own = new AbortController();
+      // The signal summarize gets when the host gave none (engines without AbortController get none).
+      const own = typeof AbortController === "function" ? new AbortController() : null;
       let settled = false;
       const onAbort = () => finish(() => ({ step: unwrap(wasm.chat_abort(handle, id)) }));
       const finish = (next) => {
@@ -456,7 +457,7 @@ export class ChatCompactor {
           reject(error);
         }
         // The summarize call's own signal tells the host to stop its work.
-        if (!own.signal.aborted) own.abort();
+        if (own && !own.signal.aborted) own.abort();
       };
       // free() during the run settles it, rather than leaving it pending.
       this.#run.cancel = (error) => finish(() => { throw error; });
@@ -472,7 +473,7 @@ export class ChatCompactor {
         finish(() => ({ step: unwrap(wasm.chat_fail(handle, id, thrownMessage(error))), failed: true, cause: error }));
       let returned;
       try {
-        returned = callback(request, { signal: hostSignal ?? own.signal });
+        returned = callback(request, { signal: hostSignal ?? own?.signal });
       } catch (error) {
         return failWith(error);
       }
