@@ -31,7 +31,8 @@ export class ChatCompactor {
      * below `auto` nothing happens; at `auto` the history is compacted
      * through `summarize` (thinking off, `maxOutputTokens` ≤ 20 000).
      * Resolves to the result; rejects only with a `CompactionError` for
-     * bad arguments or `BUSY`. An aborted `signal` gives status ABORTED.
+     * bad arguments, `BUSY`, or `INVALID_STATE` (the chat was freed). An
+     * aborted `signal` gives status ABORTED.
      *
      * `summarize` is called as `summarize(request, { signal })`: the signal
      * (yours, or one the library makes) aborts when the run is aborted, so
