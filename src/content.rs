@@ -8,7 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::{Error, ErrorCode, describe};
+use crate::error::{Error, ErrorCode};
+use crate::read::describe;
 
 /// One message: who said it and what it is made of.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

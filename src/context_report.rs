@@ -2,8 +2,9 @@
 
 use serde::Serialize;
 
-use crate::error::{Error, check_count};
+use crate::error::Error;
 use crate::ladder::{SUMMARY_RESERVE, Thresholds, Tier, compute_thresholds, current_tier};
+use crate::read::check_count;
 
 /// Where a chat stands: the ladder, the tier and how much room is left.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -9,61 +9,90 @@
 //!
 //! If the future is dropped while the summarizer runs (the host gave up on
 //! it), the request is aborted, so the chat does not stay busy forever.
+//!
+//! A failed summarizer returns [`SummarizeError::Failed`] with its own error
+//! value, which comes back on the outcome's cause: no side channel needed.
 
 use std::cell::RefCell;
 use std::future::Future;
 
 use crate::content::Content;
-use crate::engine::{CompactionOutcome, Compactor, RequestId, SendDecision, SummaryAnswer};
+use crate::engine::judge::SummaryAnswer;
+use crate::engine::outcome::CompactionOutcome;
+use crate::engine::{Compactor, RequestId, SendDecision};
 use crate::error::{Error, ErrorCode};
 use crate::summary_request::SummaryRequest;
 
-/// Why a summarizer produced no answer.
+/// Why a summarizer produced no answer. `E` is the host's own error type,
+/// carried to the outcome's [`crate::SummarizerCause::Host`] untouched.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SummarizeError {
-    /// The call failed (threw, rejected, returned something malformed);
-    /// the text says why. Counted as a failure unless the run was forced.
-    Failed(String),
+pub enum SummarizeError<E = ()> {
+    /// The call failed (threw, rejected, timed out): `message` says why,
+    /// `cause` is the host's own error. Counted as a failure unless the run
+    /// was forced.
+    Failed {
+        /// What went wrong, in words.
+        message: String,
+        /// The host's own error value.
+        cause: E,
+    },
     /// The host cancelled the call. Not a failure.
     Aborted,
+}
+
+impl SummarizeError<()> {
+    /// A failure with a message and no error value of the host's.
+    pub fn failed(message: impl Into<String>) -> SummarizeError<()> {
+        SummarizeError::Failed {
+            message: message.into(),
+            cause: (),
+        }
+    }
 }
 
 /// Runs a summary request through a model: the host's side query.
 ///
 /// Closures `Fn(SummaryRequest) -> impl Future<Output = Result<SummaryAnswer,
-/// SummarizeError>>` are summarizers.
+/// SummarizeError<E>>>` are summarizers.
 pub trait Summarizer {
+    /// The host's error type (see [`SummarizeError::Failed`]).
+    type Cause;
+
     /// Runs `request` and returns the model's answer.
     fn summarize(
         &self,
         request: SummaryRequest,
-    ) -> impl Future<Output = Result<SummaryAnswer, SummarizeError>>;
+    ) -> impl Future<Output = Result<SummaryAnswer, SummarizeError<Self::Cause>>>;
 }
 
-impl<F, Fut> Summarizer for F
+impl<F, Fut, E> Summarizer for F
 where
     F: Fn(SummaryRequest) -> Fut,
-    Fut: Future<Output = Result<SummaryAnswer, SummarizeError>>,
+    Fut: Future<Output = Result<SummaryAnswer, SummarizeError<E>>>,
 {
+    type Cause = E;
+
     fn summarize(
         &self,
         request: SummaryRequest,
-    ) -> impl Future<Output = Result<SummaryAnswer, SummarizeError>> {
+    ) -> impl Future<Output = Result<SummaryAnswer, SummarizeError<E>>> {
         self(request)
     }
 }
 
 /// The check before sending `user_message`, and the compaction it asks for.
 ///
-/// Returns the outcome: NOOP (send as is), COMPRESSED (replace the history
-/// with `new_history`, then send) or a failure (send on the old history,
-/// which is untouched). Fails with `BUSY` when the chat is already compacting.
+/// Returns the outcome: NOOP (send as is), COMPRESSED (apply it to the
+/// history with [`CompactionOutcome::apply_to`], then send) or a failure
+/// (send on the old history, which is untouched); a failed summarizer's own
+/// error is on the outcome's cause. Fails with `BUSY` when the chat is
+/// already compacting.
 pub async fn before_send<S: Summarizer>(
     chat: &RefCell<Compactor>,
     summarizer: &S,
     history: &[Content],
     user_message: &Content,
-) -> Result<CompactionOutcome, Error> {
+) -> Result<CompactionOutcome<S::Cause>, Error> {
     let decision = borrow(chat)?.poll_before_send(history, user_message)?;
     run(chat, summarizer, decision).await
 }
@@ -75,7 +104,7 @@ pub async fn compact_now<S: Summarizer>(
     summarizer: &S,
     history: &[Content],
     focus: Option<&str>,
-) -> Result<CompactionOutcome, Error> {
+) -> Result<CompactionOutcome<S::Cause>, Error> {
     let decision = borrow(chat)?.poll_manual(history, focus)?;
     run(chat, summarizer, decision).await
 }
@@ -84,7 +113,7 @@ async fn run<S: Summarizer>(
     chat: &RefCell<Compactor>,
     summarizer: &S,
     decision: SendDecision,
-) -> Result<CompactionOutcome, Error> {
+) -> Result<CompactionOutcome<S::Cause>, Error> {
     let (id, request) = match decision {
         SendDecision::Proceed {
             estimate,
@@ -99,9 +128,15 @@ async fn run<S: Summarizer>(
     let mut core = borrow(chat)?;
     guard.id = None;
     match result {
-        Ok(answer) => core.handle_summary(id, answer),
-        Err(SummarizeError::Failed(cause)) => core.handle_summary_failure(id, cause),
-        Err(SummarizeError::Aborted) => core.handle_abort(id),
+        Ok(answer) => core
+            .handle_summary(id, answer)
+            .map(CompactionOutcome::with_cause_type),
+        Err(SummarizeError::Failed { message, cause }) => {
+            core.handle_summary_failure(id, message, cause)
+        }
+        Err(SummarizeError::Aborted) => core
+            .handle_abort(id)
+            .map(CompactionOutcome::with_cause_type),
     }
 }
 

@@ -2,6 +2,7 @@
 //!
 //! The JS layer turns an [`Error`] into a real JS `Error` whose `code` is
 //! [`ErrorCode::as_str`]; hosts switch on the code, never on the message.
+//! This module is the bottom of the crate: it depends on nothing else here.
 
 use std::fmt;
 
@@ -9,7 +10,8 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorCode {
-    /// A context window that is not a finite number ≥ 0.
+    /// A context window that is not a finite number of tokens (≥ 0 for the
+    /// stateless ladder, ≥ 1 for a chat).
     InvalidWindow,
     /// An argument of the wrong type or outside its range.
     InvalidArgument,
@@ -29,6 +31,19 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, the one list the TypeScript declarations are checked
+    /// against (`tests/json_api.rs`).
+    pub const ALL: [ErrorCode; 8] = [
+        ErrorCode::InvalidWindow,
+        ErrorCode::InvalidArgument,
+        ErrorCode::InvalidContent,
+        ErrorCode::InvalidSettings,
+        ErrorCode::InvalidState,
+        ErrorCode::Busy,
+        ErrorCode::StaleRequest,
+        ErrorCode::InvalidAnswer,
+    ];
+
     /// The code as it appears on a JS error's `code` property.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -80,42 +95,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The number a non-finite marker stands for. In option-like inputs the JS
-/// layer writes NaN and ±Infinity, which JSON cannot hold, as
-/// `{"$nonFinite": "NaN"}` (or `"Infinity"`, `"-Infinity"`), so that the
-/// reader can say which field held one instead of seeing `null`.
-pub fn non_finite(value: &serde_json::Value) -> Option<f64> {
-    let serde_json::Value::Object(map) = value else {
-        return None;
-    };
-    if map.len() != 1 {
-        return None;
-    }
-    match map.get("$nonFinite")?.as_str()? {
-        "NaN" => Some(f64::NAN),
-        "Infinity" => Some(f64::INFINITY),
-        "-Infinity" => Some(f64::NEG_INFINITY),
-        _ => None,
-    }
-}
-
-/// Describes a JSON value's type for error messages ("a string", "null", …).
-pub(crate) fn describe(value: &serde_json::Value) -> String {
-    use serde_json::Value;
-    if let Some(n) = non_finite(value) {
-        return show_number(n);
-    }
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) if s.chars().count() > 40 => "a string".into(),
-        Value::String(s) => format!("the string {s:?}"),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
-    }
-}
-
 /// A number as JavaScript prints it (`12`, `0.5`, `NaN`, `Infinity`).
 ///
 /// Written by hand rather than with `{f64}` formatting, which would pull
@@ -134,20 +113,5 @@ pub fn show_number(value: f64) -> String {
     } else {
         // serde_json prints finite doubles with ryu, already in the module.
         serde_json::Number::from_f64(value).map_or_else(String::new, |n| n.to_string())
-    }
-}
-
-/// Checks that a token count from outside is a finite number ≥ 0.
-pub(crate) fn check_count(name: &str, value: f64) -> Result<f64, Error> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "{name} must be a finite number of tokens >= 0, got {}",
-                show_number(value)
-            ),
-        ))
     }
 }

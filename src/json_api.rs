@@ -4,9 +4,9 @@
 //! Each function returns a JSON envelope, `{"ok": <value>}` or
 //! `{"error": {"code": "<ErrorCode>", "message": "..."}}`, and never
 //! panics, whatever the input. Inputs are JSON text as `JSON.stringify`
-//! wrote it, read with two tolerances (see [`crate::read::parse_json`]):
-//! lone-surrogate escapes read as U+FFFD, and nesting deeper than
-//! [`crate::read::MAX_DEPTH`] is a typed error naming the path. In
+//! wrote it, read by the input layer with two tolerances: lone-surrogate
+//! escapes read as U+FFFD, and nesting deeper than [`crate::MAX_DEPTH`] is a
+//! typed error naming the path. In
 //! option-like inputs (options, usage, tip context, settings, saved state,
 //! answer) a non-finite number arrives as `{"$nonFinite": "NaN"}` (or
 //! `"Infinity"`, `"-Infinity"`), which the readers name in their errors
@@ -49,43 +49,56 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::content::Content;
 use crate::context_report::context_report as build_context_report;
-use crate::engine::{
-    CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, RequestId, SendDecision,
-    SummaryAnswer,
-};
-use crate::error::{Error, ErrorCode, check_count, describe, show_number};
+use crate::engine::outcome::{CompactionOutcome, CompactionStatus};
+use crate::engine::{Compactor, RequestId, SendDecision};
+use crate::error::{Error, ErrorCode, show_number};
 use crate::estimate::{self, EstimateOptions};
 use crate::ladder::{self, Thresholds};
-use crate::read::parse_json;
+use crate::options::CompactorConfig;
+use crate::read::{COUNT, check_count, describe, parse_json};
 use crate::settings;
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, SummaryRequest,
 };
 use crate::tips::{self, TipContext};
 
-/// The envelope for a result.
-fn envelope<T: Serialize>(result: Result<T, Error>) -> String {
-    let value = match result {
-        Ok(value) => serde_json::to_value(value).map(|ok| json!({ "ok": ok })),
-        Err(error) => Ok(error_value(&error)),
-    };
-    match value {
-        Ok(value) => value.to_string(),
-        // Only a map with non-string keys fails to serialize; no result has one.
-        Err(e) => error_value(&Error::new(
-            ErrorCode::InvalidArgument,
-            format!("the result could not be written as JSON: {e}"),
-        ))
-        .to_string(),
-    }
+/// The JSON envelope every function returns.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Envelope<'a, T> {
+    Ok(T),
+    Error {
+        code: &'static str,
+        message: &'a str,
+    },
 }
 
-fn error_value(error: &Error) -> Value {
-    json!({ "error": { "code": error.code().as_str(), "message": error.message() } })
+/// The envelope for a result, written straight to text (a summary request
+/// holds the whole summarized history: no intermediate value).
+fn envelope<T: Serialize>(result: Result<T, Error>) -> String {
+    let written = match &result {
+        Ok(value) => serde_json::to_string(&Envelope::Ok(value)),
+        Err(error) => {
+            let envelope: Envelope<'_, ()> = Envelope::Error {
+                code: error.code().as_str(),
+                message: error.message(),
+            };
+            serde_json::to_string(&envelope)
+        }
+    };
+    // Only a map with non-string keys fails to serialize, and no result
+    // holds one; should it ever, the caller still gets an envelope.
+    written.unwrap_or_else(|e| {
+        json!({ "error": {
+            "code": ErrorCode::InvalidArgument.as_str(),
+            "message": format!("the result could not be written as JSON: {e}"),
+        } })
+        .to_string()
+    })
 }
 
 /// An optional JSON argument: `""` is "not given" (JSON `null`).
@@ -213,8 +226,25 @@ pub fn ladder_constants() -> String {
     })))
 }
 
+/// The statuses, name to number (`{"COMPRESSED": 1, ...}`), from the one
+/// list ([`CompactionStatus::ALL`]), so that the JS `CompressionStatus`
+/// enum is built from it rather than repeated.
+pub fn statuses() -> String {
+    let map: serde_json::Map<String, Value> = CompactionStatus::ALL
+        .iter()
+        .map(|s| (s.as_str().to_string(), Value::from(s.code())))
+        .collect();
+    envelope::<Value>(Ok(Value::Object(map)))
+}
+
+/// Every error code, from the one list ([`ErrorCode::ALL`]).
+pub fn error_codes() -> String {
+    envelope::<Vec<&str>>(Ok(ErrorCode::ALL.iter().map(|c| c.as_str()).collect()))
+}
+
 /// What [`Chats::before_send`], [`Chats::compact`], [`Chats::answer`],
 /// [`Chats::fail`] and [`Chats::abort`] return inside `ok`.
+#[must_use = "a summarize step must be answered with answer, fail or abort"]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Step {
@@ -227,23 +257,14 @@ pub enum Step {
         request: SummaryRequest,
     },
     /// The compaction is over: the result (see the module docs).
-    Done(Value),
-}
-
-/// One chat: its engine and the request in flight.
-#[derive(Debug)]
-struct Chat {
-    core: Compactor,
-    /// The length of the history the request in flight was made from, to
-    /// tell the new history's head from the kept tail.
-    history_len: usize,
+    Done(CompactionOutcome<()>),
 }
 
 /// The chats of one host, addressed by `u32` handles that are never reused
 /// (0 is never a handle), so that a freed handle is recognised.
 #[derive(Debug, Default)]
 pub struct Chats {
-    chats: BTreeMap<u32, Chat>,
+    chats: BTreeMap<u32, Compactor>,
     next: u32,
 }
 
@@ -256,14 +277,6 @@ struct ChatState<'a> {
     last_prompt_token_count: u64,
     consecutive_failures: u32,
     busy: bool,
-}
-
-/// The cause of a failed run, as the result carries it.
-enum Cause {
-    /// The library found the answer unusable: `INVALID_ANSWER`.
-    Answer(String),
-    /// The host's callback failed, in its words.
-    Host(String),
 }
 
 impl Chats {
@@ -283,23 +296,17 @@ impl Chats {
                 "no chat handles are left (2^32 - 1 were made)",
             )
         })?;
-        self.chats.insert(
-            handle,
-            Chat {
-                core,
-                history_len: 0,
-            },
-        );
+        self.chats.insert(handle, core);
         Ok(handle)
     }
 
-    fn chat(&self, handle: u32) -> Result<&Chat, Error> {
+    fn chat(&self, handle: u32) -> Result<&Compactor, Error> {
         self.chats
             .get(&handle)
             .ok_or_else(|| missing(handle, self.next))
     }
 
-    fn chat_mut(&mut self, handle: u32) -> Result<&mut Chat, Error> {
+    fn chat_mut(&mut self, handle: u32) -> Result<&mut Compactor, Error> {
         let next = self.next;
         self.chats
             .get_mut(&handle)
@@ -331,26 +338,29 @@ impl Chats {
     /// Frees a chat; any later call with its handle is `INVALID_STATE`
     /// ("this chat was freed"). A request in flight is dropped with it.
     pub fn free(&mut self, handle: u32) -> String {
-        envelope(self.chat(handle).map(|_| ()).map(|()| {
-            self.chats.remove(&handle);
-            Value::Null
-        }))
+        let next = self.next;
+        envelope(
+            self.chats
+                .remove(&handle)
+                .map(|_| Value::Null)
+                .ok_or_else(|| missing(handle, next)),
+        )
     }
 
     /// The state to keep across a reload (a `SavedState`); a request in
     /// flight is not part of it.
     pub fn save(&self, handle: u32) -> String {
-        envelope(self.chat(handle).map(|chat| chat.core.save()))
+        envelope(self.chat(handle).map(|chat| chat.save()))
     }
 
     /// `{ window, thresholds, lastPromptTokenCount, consecutiveFailures, busy }`.
     pub fn state(&self, handle: u32) -> String {
         envelope(self.chat(handle).map(|chat| ChatState {
-            window: chat.core.window(),
-            thresholds: chat.core.thresholds(),
-            last_prompt_token_count: chat.core.last_prompt_token_count(),
-            consecutive_failures: chat.core.consecutive_failures(),
-            busy: chat.core.pending_request().is_some(),
+            window: chat.window(),
+            thresholds: chat.thresholds(),
+            last_prompt_token_count: chat.last_prompt_token_count(),
+            consecutive_failures: chat.consecutive_failures(),
+            busy: chat.pending_request().is_some(),
         }))
     }
 
@@ -358,7 +368,7 @@ impl Chats {
     pub fn set_window(&mut self, handle: u32, window: f64) -> String {
         envelope(
             self.chat_mut(handle)
-                .and_then(|chat| chat.core.set_window(window)),
+                .and_then(|chat| chat.set_window(window)),
         )
     }
 
@@ -367,17 +377,14 @@ impl Chats {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let value = optional(usage, "usage", ErrorCode::InvalidArgument)?;
-            Ok(chat.core.handle_usage(&value))
+            Ok(chat.handle_usage(&value))
         })())
     }
 
     /// The context-usage indicator for the last prompt size (a `ContextReport`).
     pub fn usage(&self, handle: u32) -> String {
         envelope(self.chat(handle).and_then(|chat| {
-            build_context_report(
-                chat.core.last_prompt_token_count() as f64,
-                chat.core.window(),
-            )
+            build_context_report(chat.last_prompt_token_count() as f64, chat.window())
         }))
     }
 
@@ -387,7 +394,7 @@ impl Chats {
         envelope((|| {
             let chat = self.chat(handle)?;
             let user_message = message(user_message, "userMessage")?;
-            Ok(chat.core.needs_history(&user_message))
+            Ok(chat.needs_history(&user_message))
         })())
     }
 
@@ -398,13 +405,13 @@ impl Chats {
             let chat = self.chat_mut(handle)?;
             let user_message = message(user_message, "userMessage")?;
             check_array(history, "history")?;
-            let history = if chat.core.needs_history(&user_message) {
+            let history = if chat.needs_history(&user_message) {
                 messages(history, "history")?
             } else {
                 Vec::new()
             };
-            let decision = chat.core.poll_before_send(&history, &user_message)?;
-            Ok(chat.step(decision, history.len()))
+            let decision = chat.poll_before_send(&history, &user_message)?;
+            Ok(step(chat, decision))
         })())
     }
 
@@ -415,8 +422,8 @@ impl Chats {
             let chat = self.chat_mut(handle)?;
             let history = messages(history, "history")?;
             let focus = (!focus.is_empty()).then_some(focus);
-            let decision = chat.core.poll_manual(&history, focus)?;
-            Ok(chat.step(decision, history.len()))
+            let decision = chat.poll_manual(&history, focus)?;
+            Ok(step(chat, decision))
         })())
     }
 
@@ -427,38 +434,22 @@ impl Chats {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let id = request_id(id)?;
-            let parsed = if answer.is_empty() {
-                Err(Error::new(
-                    ErrorCode::InvalidAnswer,
-                    "expected { text, finishReason?, usage? } or a string, got undefined",
-                ))
-            } else {
-                parse_json(answer, "the answer", ErrorCode::InvalidAnswer)
-                    .and_then(|value| SummaryAnswer::from_json(&value))
+            let outcome = match read_answer(answer) {
+                Ok(value) => chat.handle_summary_json(id, &value)?,
+                Err(error) => chat.handle_invalid_answer(id, error)?,
             };
-            match parsed {
-                Ok(answer) => {
-                    let outcome = chat.core.handle_summary(id, answer)?;
-                    let cause = outcome.cause.clone().map(Cause::Answer);
-                    Ok(chat.done(outcome, cause))
-                }
-                Err(error) => {
-                    let message = error.message().to_string();
-                    let outcome = chat.core.handle_summary_failure(id, message.clone())?;
-                    Ok(chat.done(outcome, Some(Cause::Answer(message))))
-                }
-            }
+            Ok(Step::Done(outcome.with_cause_type()))
         })())
     }
 
     /// The host's summarizer failed for request `id` (it threw or
-    /// rejected; `message` says how): a SUMMARIZER_FAILED result.
+    /// rejected; `message` says how): a SUMMARIZER_FAILED result whose
+    /// cause is `{ message }` (the JS layer attaches the host's own error).
     pub fn fail(&mut self, handle: u32, id: f64, message: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let id = request_id(id)?;
-            let outcome = chat.core.handle_summary_failure(id, message.to_string())?;
-            Ok(chat.done(outcome, Some(Cause::Host(message.to_string()))))
+            Ok(Step::Done(chat.handle_summary_failure(id, message, ())?))
         })())
     }
 
@@ -467,64 +458,33 @@ impl Chats {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let id = request_id(id)?;
-            let outcome = chat.core.handle_abort(id)?;
-            Ok(chat.done(outcome, None))
+            Ok(Step::Done(chat.handle_abort(id)?.with_cause_type()))
         })())
     }
 }
 
-impl Chat {
-    fn step(&mut self, decision: SendDecision, history_len: usize) -> Step {
-        match decision {
-            SendDecision::Proceed {
-                estimate,
-                tier,
-                reason,
-            } => {
-                let outcome = self.core.noop_outcome(estimate, tier, reason);
-                self.done(outcome, None)
-            }
-            SendDecision::Summarize { id, request, .. } => {
-                self.history_len = history_len;
-                Step::Summarize { id: id.0, request }
-            }
-        }
+/// The next step for a decision.
+fn step(chat: &Compactor, decision: SendDecision) -> Step {
+    match decision {
+        SendDecision::Proceed {
+            estimate,
+            tier,
+            reason,
+        } => Step::Done(chat.noop_outcome(estimate, tier, reason)),
+        SendDecision::Summarize { id, request, .. } => Step::Summarize { id: id.0, request },
     }
+}
 
-    fn done(&self, mut outcome: CompactionOutcome, cause: Option<Cause>) -> Step {
-        let new_history = outcome.new_history.take();
-        outcome.replaced = Vec::new();
-        outcome.cause = None;
-        let mut result = match serde_json::to_value(&outcome) {
-            Ok(Value::Object(map)) => map,
-            _ => Map::new(),
-        };
-        result.remove("newHistory");
-        result.remove("replaced");
-        result.remove("cause");
-        result.insert("statusName".into(), outcome.status.as_str().into());
-        if let (CompactionStatus::Compressed, Some(new_history)) = (outcome.status, new_history) {
-            let tail = self.history_len.saturating_sub(outcome.kept_from);
-            let head = &new_history[..new_history.len().saturating_sub(tail)];
-            result.insert(
-                "head".into(),
-                serde_json::to_value(head).unwrap_or(Value::Array(Vec::new())),
-            );
-        }
-        match cause {
-            Some(Cause::Answer(message)) => {
-                result.insert(
-                    "cause".into(),
-                    json!({ "code": ErrorCode::InvalidAnswer.as_str(), "message": message }),
-                );
-            }
-            Some(Cause::Host(message)) => {
-                result.insert("cause".into(), json!({ "message": message }));
-            }
-            None => {}
-        }
-        Step::Done(Value::Object(result))
+/// The answer's JSON text; `""` (what the JS layer passes when the answer
+/// could not be written as JSON, e.g. `undefined`) is an `INVALID_ANSWER`.
+fn read_answer(text: &str) -> Result<Value, Error> {
+    if text.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidAnswer,
+            "expected { text, finishReason?, usage? } or a string, got undefined",
+        ));
     }
+    parse_json(text, "the answer", ErrorCode::InvalidAnswer)
 }
 
 /// A history argument must be an array, also when the check will not read it.
@@ -544,7 +504,7 @@ fn check_array(text: &str, name: &str) -> Result<(), Error> {
 
 /// A request id from a JS number.
 fn request_id(id: f64) -> Result<RequestId, Error> {
-    if id.fract() == 0.0 && (0.0..=crate::read::Fields::MAX_SAFE).contains(&id) {
+    if (COUNT.ok)(id) {
         Ok(RequestId(id as u64))
     } else {
         Err(Error::new(

@@ -11,10 +11,10 @@
 //! hard = max(effectiveWindow - HARD_BUFFER, auto)
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::{Error, ErrorCode};
-use crate::read::Fields;
+use crate::read::{Fields, TOKEN_COUNT, WINDOW};
 
 /// Proportional floor for `auto` (0.7 of the window).
 pub const PCT: f64 = 0.7;
@@ -35,7 +35,7 @@ pub const HARD_BUFFER: f64 = 3_000.0;
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
 /// Which rule set a threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ThresholdRule {
     /// The proportional floor (a share of the window); also reported on a tie.
@@ -48,7 +48,7 @@ pub enum ThresholdRule {
 }
 
 /// The ladder for one context window. Token counts are JS numbers (doubles).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Thresholds {
     /// The raw context window the ladder was computed for.
@@ -87,11 +87,7 @@ impl Thresholds {
     /// the other fields are read when present (0 or `pct` otherwise).
     pub fn from_json(value: &serde_json::Value, path: &str) -> Result<Thresholds, Error> {
         let f = Fields::of(value, path, ErrorCode::InvalidArgument)?;
-        let count = |key: &str| {
-            f.number(key, "a finite number of tokens >= 0", |n| {
-                n.is_finite() && n >= 0.0
-            })
-        };
+        let count = |key: &str| f.rule(key, &TOKEN_COUNT);
         let rule = |key: &str| -> Result<ThresholdRule, Error> {
             Ok(f.choice(key, &ThresholdRule::ALL, ThresholdRule::name)?
                 .unwrap_or(ThresholdRule::Pct))
@@ -120,15 +116,7 @@ impl Thresholds {
 /// assert_eq!((t.warn, t.auto, t.hard, t.effective_window), (147_000.0, 167_000.0, 177_000.0, 180_000.0));
 /// ```
 pub fn compute_thresholds(window: f64) -> Result<Thresholds, Error> {
-    if !window.is_finite() || window < 0.0 {
-        return Err(Error::new(
-            ErrorCode::InvalidWindow,
-            format!(
-                "the context window must be a finite number of tokens >= 0, got {}",
-                crate::error::show_number(window)
-            ),
-        ));
-    }
+    let window = WINDOW.check("the context window", window)?;
     let effective_window = window - SUMMARY_RESERVE;
 
     let pct_auto = PCT * window;
@@ -167,7 +155,7 @@ pub fn compute_thresholds(window: f64) -> Result<Thresholds, Error> {
 }
 
 /// Where a token count stands on the ladder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Below `warn`: nothing to say.
@@ -181,6 +169,9 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// Every tier, from the lowest.
+    pub const ALL: [Tier; 4] = [Tier::Safe, Tier::Warn, Tier::Auto, Tier::Hard];
+
     /// The tier's name as the JS API and the `/context` report spell it.
     pub fn as_str(self) -> &'static str {
         match self {

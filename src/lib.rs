@@ -11,16 +11,46 @@
 //! * [`estimate`]: the size of the prompt about to be sent, from the last
 //!   API usage plus the new message, or from the whole history when no usage
 //!   exists yet (a resumed session).
-//! * [`tips`], [`context_report`]: what the user is shown about it.
-//! * [`settings`]: the few settings a host may load.
+//! * [`tips`], [`mod@context_report`]: what the user is shown about it.
+//! * [`settings`]: the few settings a host may load; [`options`]: what a
+//!   host tunes per chat.
 //! * [`engine`]: the compaction state machine ([`Compactor`]), sans-IO:
 //!   it decides before each send, hands out a [`SummaryRequest`] and judges
-//!   the answer; the host owns the history and runs the model.
+//!   the answer ([`engine::judge`]); what a run did is a
+//!   [`CompactionOutcome`] ([`engine::outcome`]); the state saves and
+//!   restores as JSON ([`engine::saved_state`]).
 //! * [`retention`]: what stays verbatim; [`summary_request`]: the
 //!   summarization call and the messages a summary becomes; [`usage`]:
 //!   provider usage objects read leniently.
 //! * [`driver`]: an async driver over a host [`Summarizer`], which never
 //!   holds the compactor borrowed across an `.await`.
+//! * [`json_api`]: every operation of the JS API over JSON text, returning
+//!   JSON envelopes; the wasm exports are one line each over it.
+//!
+//! ## How the pieces call each other
+//!
+//! At the bottom, [`error`] (the one list of [`ErrorCode`]s) and the input
+//! layer (`read.rs`: JSON text with its tolerances, and each field's rule,
+//! written once) depend on nothing else. [`content`] (messages), [`usage`],
+//! [`ladder`] and the estimator read through them. [`retention`] and
+//! [`summary_request`] work on messages with the estimator; [`settings`] and
+//! [`options`] read the host's configuration through the same rules.
+//!
+//! The [`engine`] sits on all of these. Before a send the host calls
+//! [`Compactor::poll_before_send`]: the engine estimates the prompt, asks
+//! the ladder for the tier, and either says "send" or splits the history
+//! ([`retention`]) and builds a [`SummaryRequest`] ([`summary_request`]).
+//! While the request is in flight the engine keeps only indices and counts;
+//! the host's answer goes to [`engine::judge`], and the outcome carries the
+//! new history's head and where the kept tail starts, which the host splices
+//! onto its own history ([`CompactionOutcome::apply_to`]), so messages
+//! appended meanwhile are kept.
+//!
+//! Two layers drive the engine for hosts: [`driver`] runs it with an async
+//! Rust summarizer whose own error comes back on the outcome, and
+//! [`json_api`] runs it as a conversation of steps over JSON text (`Chats`,
+//! with `u32` handles), which the hand-written JS layer in `src/wasm/` calls.
+//! Nothing below `json_api` knows about JSON text or JS.
 //!
 //! The crate is plain Rust with plain data: no I/O, no clock, no JS. The
 //! WebAssembly bindings live in `src/wasm/` and only there.
@@ -39,7 +69,8 @@ pub mod error;
 pub mod estimate;
 pub mod json_api;
 pub mod ladder;
-pub mod read;
+pub mod options;
+pub(crate) mod read;
 pub mod retention;
 pub mod settings;
 pub mod summary_request;
@@ -50,11 +81,12 @@ pub use calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
 pub use content::{Content, Part, PartKind};
 pub use context_report::{ContextReport, context_report, group_digits};
 pub use driver::{SummarizeError, Summarizer, before_send, compact_now};
-pub use engine::{
-    CompactionOptions, CompactionOutcome, CompactionStatus, Compactor, CompactorConfig,
-    LEGACY_OPTION_WARNING, NoopReason, ReadConfig, RequestId, SAVED_STATE_VERSION, SavedState,
-    SendDecision, SummaryAnswer, Trigger, UsageUpdate,
+pub use engine::judge::SummaryAnswer;
+pub use engine::outcome::{
+    CompactionOutcome, CompactionStatus, NoopReason, Run, SummarizerCause, Trigger,
 };
+pub use engine::saved_state::{SAVED_STATE_VERSION, SavedState};
+pub use engine::{Compactor, RequestId, SendDecision};
 pub use error::{Error, ErrorCode};
 pub use estimate::{
     DEFAULT_IMAGE_TOKEN_ESTIMATE, EstimateOptions, Estimator, Reference, TextEstimator,
@@ -65,6 +97,8 @@ pub use ladder::{
     SUMMARY_RESERVE, ThresholdRule, Thresholds, Tier, WARN_BUFFER, WARN_PCT_OFFSET,
     compute_thresholds, current_tier,
 };
+pub use options::{CompactionOptions, CompactorConfig, LEGACY_OPTION_WARNING, ReadConfig};
+pub use read::{MAX_COUNT, MAX_DEPTH};
 pub use retention::{RetentionRule, RetentionSettings, Split, split_point};
 pub use settings::{LoadedSettings, Settings, load_settings};
 pub use summary_request::{
@@ -74,7 +108,7 @@ pub use summary_request::{
 pub use tips::{
     CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_TIPS, CONTEXT_WARN, Tip, TipContext, select_tip,
 };
-pub use usage::{ParsedUsage, Usage};
+pub use usage::{ParsedUsage, Usage, UsageUpdate};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

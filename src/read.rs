@@ -1,13 +1,163 @@
-//! Reading plain JSON data (options, contexts, saved states) by hand, with
-//! errors that name the field, say what it held and what was expected.
+//! The input layer: everything the library reads from outside goes
+//! through here, and each field's rule is written here once.
+//!
+//! * [`parse_json`] turns JSON text into a value, tolerating lone-surrogate
+//!   escapes and refusing nesting past [`MAX_DEPTH`] with the path;
+//! * the [`Rule`] constants hold each number rule (a token count, a window,
+//!   `imageTokenEstimate`, a percent, …) with the words its errors use, for
+//!   options, settings, saved states, tips and the JSON API alike;
+//! * [`Fields`] reads an object field by field, with errors that name the
+//!   field, say what it held ([`describe`]) and what was expected.
 //!
 //! serde's derived readers say neither which field was wrong nor in words a
 //! JS developer expects, and in the wasm module they bring core's float
-//! printer along (tens of KB). The JS layer reads everything through these.
+//! printer along (tens of KB). Only [`crate::error`] is below this module.
 
 use serde_json::{Map, Value};
 
-use crate::error::{Error, ErrorCode, describe};
+use crate::error::{Error, ErrorCode, show_number};
+
+/// The number a non-finite marker stands for. In option-like inputs the JS
+/// layer writes NaN and ±Infinity, which JSON cannot hold, as
+/// `{"$nonFinite": "NaN"}` (or `"Infinity"`, `"-Infinity"`), so that the
+/// reader can say which field held one instead of seeing `null`.
+pub fn non_finite(value: &serde_json::Value) -> Option<f64> {
+    let serde_json::Value::Object(map) = value else {
+        return None;
+    };
+    if map.len() != 1 {
+        return None;
+    }
+    match map.get("$nonFinite")?.as_str()? {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// Describes a JSON value's type for error messages ("a string", "null", …).
+pub fn describe(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    if let Some(n) = non_finite(value) {
+        return show_number(n);
+    }
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.chars().count() > 40 => "a string".into(),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// The largest count this library holds: 2^53 − 1
+/// (`Number.MAX_SAFE_INTEGER`), the largest whole number a JS number holds
+/// exactly.
+pub const MAX_COUNT: u64 = (1 << 53) - 1;
+
+/// A rule for a number from outside: what it must be, in the words its
+/// error uses, and the test.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// What the number must be ("a finite number >= 1").
+    pub expected: &'static str,
+    /// Whether `n` satisfies the rule.
+    pub ok: fn(f64) -> bool,
+    /// The error code when it does not.
+    pub code: ErrorCode,
+}
+
+/// A token count passed as a number: finite, ≥ 0.
+pub const TOKEN_COUNT: Rule = Rule {
+    expected: "a finite number of tokens >= 0",
+    ok: |n| n.is_finite() && n >= 0.0,
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A context window for the stateless ladder: finite, ≥ 0 (the spec's table
+/// has a row for 0).
+pub const WINDOW: Rule = Rule {
+    expected: "a finite number of tokens >= 0",
+    ok: |n| n.is_finite() && n >= 0.0,
+    code: ErrorCode::InvalidWindow,
+};
+
+/// A chat's context window: finite, ≥ 1. A window of 0 would put every
+/// threshold at 0 and compact on every send; it is almost always a host that
+/// does not know its model's window.
+pub const CHAT_WINDOW: Rule = Rule {
+    expected: "a finite number of tokens >= 1",
+    ok: |n| n.is_finite() && n >= 1.0,
+    code: ErrorCode::InvalidWindow,
+};
+
+/// `imageTokenEstimate`: tokens per image or document, finite, ≥ 1.
+pub const IMAGE_TOKEN_ESTIMATE: Rule = Rule {
+    expected: "a finite number >= 1",
+    ok: |n| n.is_finite() && n >= 1.0,
+    code: ErrorCode::InvalidArgument,
+};
+
+/// `excludeContextWindowPercent`: a percent of the window, 0 to 100.
+pub const PERCENT: Rule = Rule {
+    expected: "a number from 0 to 100",
+    ok: |n| (0.0..=100.0).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A small count held as `u32` (`excludeMessages`, `consecutiveFailures`,
+/// a state's version): a whole number from 0 to 2^32 − 1.
+pub const SMALL_COUNT: Rule = Rule {
+    expected: "an integer >= 0",
+    ok: |n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+/// A count or id held as `u64`: a whole number from 0 to [`MAX_COUNT`].
+pub const COUNT: Rule = Rule {
+    expected: "an integer >= 0",
+    ok: |n| n.fract() == 0.0 && (0.0..=MAX_COUNT as f64).contains(&n),
+    code: ErrorCode::InvalidArgument,
+};
+
+impl Rule {
+    /// The same rule, reported with another code (`INVALID_SETTINGS` in a
+    /// settings file, `INVALID_STATE` in a saved state).
+    pub const fn with_code(self, code: ErrorCode) -> Rule {
+        Rule { code, ..self }
+    }
+
+    /// Checks a number passed as is; `name` names it in the error.
+    pub fn check(&self, name: &str, n: f64) -> Result<f64, Error> {
+        if (self.ok)(n) {
+            Ok(n)
+        } else {
+            Err(Error::new(
+                self.code,
+                format!("{name} must be {}, got {}", self.expected, show_number(n)),
+            ))
+        }
+    }
+
+    /// Reads a JSON value that must be a number under this rule.
+    pub fn read(&self, name: &str, value: &Value) -> Result<f64, Error> {
+        match value.as_f64() {
+            Some(n) if (self.ok)(n) => Ok(n),
+            _ => Err(Error::new(
+                self.code,
+                format!("{name} must be {}, got {}", self.expected, describe(value)),
+            )),
+        }
+    }
+}
+
+/// Checks that a token count from outside is a finite number ≥ 0.
+pub fn check_count(name: &str, value: f64) -> Result<f64, Error> {
+    TOKEN_COUNT.check(name, value)
+}
 
 /// An object's fields, with the path and error code to report against.
 pub struct Fields<'a> {
@@ -84,14 +234,25 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// The largest whole number a JS number holds exactly.
-    pub const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    /// A number field under `rule`, reported with this object's code.
+    pub fn rule(&self, key: &str, rule: &Rule) -> Result<Option<f64>, Error> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(value) => rule
+                .with_code(self.code)
+                .read(&format!("{}.{key}", self.path), value)
+                .map(Some),
+        }
+    }
 
-    /// A whole number field in `0..=max`.
-    pub fn whole(&self, key: &str, max: f64) -> Result<Option<f64>, Error> {
-        self.number(key, "a whole number >= 0", |n| {
-            n.fract() == 0.0 && (0.0..=max).contains(&n)
-        })
+    /// A `u32` field ([`SMALL_COUNT`]).
+    pub fn small_count(&self, key: &str) -> Result<Option<u32>, Error> {
+        Ok(self.rule(key, &SMALL_COUNT)?.map(|n| n as u32))
+    }
+
+    /// A `u64` field up to [`MAX_COUNT`] ([`COUNT`]).
+    pub fn count(&self, key: &str) -> Result<Option<u64>, Error> {
+        Ok(self.rule(key, &COUNT)?.map(|n| n as u64))
     }
 
     /// A string field.

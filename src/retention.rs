@@ -18,21 +18,26 @@
 //!   loop under a single request), a model message right after a user-side
 //!   message, which leaves every function call of the head with its
 //!   response; the new history then needs a one-line bridge before it (see
-//!   [`crate::engine`]);
+//!   [`crate::summary_request::BRIDGE`]);
 //! * a function call at the very end, still waiting for the response the
 //!   host is about to send, always stays in the tail.
 //!
 //! When the split lands at the start, nothing would be compressed: the
 //! engine reports NOOP.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
 
+/// Default minimum number of recent user/model message pairs kept verbatim.
+pub const DEFAULT_EXCLUDE_MESSAGES: u32 = 2;
+/// Default minimum percent of the window kept as recent messages.
+pub const DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT: f64 = 2.0;
+
 /// How much of the recent history is kept verbatim.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RetentionSettings {
     /// `compaction.excludeMessages`: recent user/model pairs kept verbatim.
     pub exclude_messages: u32,
@@ -44,14 +49,14 @@ pub struct RetentionSettings {
 impl Default for RetentionSettings {
     fn default() -> Self {
         RetentionSettings {
-            exclude_messages: crate::settings::DEFAULT_EXCLUDE_MESSAGES,
-            exclude_context_window_percent: crate::settings::DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT,
+            exclude_messages: DEFAULT_EXCLUDE_MESSAGES,
+            exclude_context_window_percent: DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT,
         }
     }
 }
 
 /// Which minimum set the size of the kept tail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum RetentionRule {
     /// `excludeMessages` asked for more messages (ties go here).

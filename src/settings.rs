@@ -6,23 +6,20 @@
 //! and never fails a load. There is no environment-variable override and no
 //! on/off switch: the ladder is built in.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{Error, ErrorCode, describe};
+use crate::error::{Error, ErrorCode};
 use crate::estimate::DEFAULT_IMAGE_TOKEN_ESTIMATE;
-
-/// Default minimum number of recent user/model message pairs kept verbatim.
-pub const DEFAULT_EXCLUDE_MESSAGES: u32 = 2;
-/// Default minimum percent of the window kept as recent messages.
-pub const DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT: f64 = 2.0;
+use crate::read::{IMAGE_TOKEN_ESTIMATE, PERCENT, Rule, SMALL_COUNT, describe};
+pub use crate::retention::{DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT, DEFAULT_EXCLUDE_MESSAGES};
 
 /// The warning printed when the removed threshold setting is present.
 pub const REMOVED_THRESHOLD_WARNING: &str = "chatCompression.contextPercentageThreshold has been removed and is now \
      controlled by built-in thresholds. The value is ignored; remove the key to silence this warning.";
 
 /// The settings this library reads.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     /// `chatCompression.imageTokenEstimate`: tokens per image or document.
@@ -76,35 +73,28 @@ pub fn load_settings(value: &Value) -> Result<LoadedSettings, Error> {
         warnings.push(REMOVED_THRESHOLD_WARNING.to_string());
     }
     let mut settings = Settings::default();
-    if let Some(v) = lookup(value, "chatCompression", "imageTokenEstimate")? {
-        settings.image_token_estimate = match v.as_f64() {
-            Some(n) if n.is_finite() && n >= 1.0 => n,
-            _ => {
-                return Err(bad(
-                    "chatCompression.imageTokenEstimate",
-                    v,
-                    "a finite number >= 1",
-                ));
-            }
-        };
+    // The same rules as the options, reported as settings errors.
+    let read = |section: &str, key: &str, rule: Rule| -> Result<Option<f64>, Error> {
+        match lookup(value, section, key)? {
+            Some(v) => Ok(Some(
+                rule.with_code(ErrorCode::InvalidSettings)
+                    .read(&format!("{section}.{key}"), v)?,
+            )),
+            None => Ok(None),
+        }
+    };
+    if let Some(n) = read(
+        "chatCompression",
+        "imageTokenEstimate",
+        IMAGE_TOKEN_ESTIMATE,
+    )? {
+        settings.image_token_estimate = n;
     }
-    if let Some(v) = lookup(value, "compaction", "excludeMessages")? {
-        settings.exclude_messages = match v.as_f64() {
-            Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => n as u32,
-            _ => return Err(bad("compaction.excludeMessages", v, "an integer >= 0")),
-        };
+    if let Some(n) = read("compaction", "excludeMessages", SMALL_COUNT)? {
+        settings.exclude_messages = n as u32;
     }
-    if let Some(v) = lookup(value, "compaction", "excludeContextWindowPercent")? {
-        settings.exclude_context_window_percent = match v.as_f64() {
-            Some(n) if (0.0..=100.0).contains(&n) => n,
-            _ => {
-                return Err(bad(
-                    "compaction.excludeContextWindowPercent",
-                    v,
-                    "a number from 0 to 100",
-                ));
-            }
-        };
+    if let Some(n) = read("compaction", "excludeContextWindowPercent", PERCENT)? {
+        settings.exclude_context_window_percent = n;
     }
     Ok(LoadedSettings { settings, warnings })
 }
@@ -129,13 +119,6 @@ fn lookup<'a>(root: &'a Value, section: &str, key: &str) -> Result<Option<&'a Va
         ))),
         (found, None) | (None, found) => Ok(found.filter(|v| !v.is_null())),
     }
-}
-
-fn bad(name: &str, value: &Value, expected: &str) -> Error {
-    invalid(format!(
-        "{name} must be {expected}, got {}",
-        describe(value)
-    ))
 }
 
 fn invalid(message: String) -> Error {

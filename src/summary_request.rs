@@ -71,8 +71,8 @@ Use these sections, with short bullet points:
 Write in the language the user writes in. No preamble, no closing remarks.";
 
 /// How the host adjusts the summarization prompt.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PromptSettings {
     /// Replaces [`DEFAULT_SUMMARY_PROMPT`] when set.
     pub system_prompt: Option<String>,

@@ -9,11 +9,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::error::{Error, ErrorCode, check_count};
+use crate::error::{Error, ErrorCode};
 use crate::ladder::{Thresholds, Tier, compute_thresholds, current_tier};
-use crate::read::Fields;
+use crate::read::{Fields, TOKEN_COUNT, check_count};
 
 /// A tip the host may show after a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -65,8 +65,8 @@ pub const CONTEXT_CRITICAL: Tip = Tip {
 pub const CONTEXT_TIPS: [Tip; 3] = [CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_WARN];
 
 /// What tip selection looks at.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TipContext {
     /// Prompt size reported by the last response.
     pub last_prompt_token_count: f64,
@@ -92,11 +92,7 @@ impl TipContext {
             "sessionPromptCount",
             "lastShown",
         ])?;
-        let count = |key: &str| {
-            f.number(key, "a finite number of tokens >= 0", |n| {
-                n.is_finite() && n >= 0.0
-            })
-        };
+        let count = |key: &str| f.rule(key, &TOKEN_COUNT);
         let thresholds = match f.get("thresholds") {
             Some(t) => Some(Thresholds::from_json(t, &format!("{path}.thresholds"))?),
             None => None,
@@ -109,17 +105,15 @@ impl TipContext {
         )?;
         let mut last_shown = BTreeMap::new();
         for key in shown.keys() {
-            if let Some(n) = shown.whole(key, Fields::MAX_SAFE)? {
-                last_shown.insert(key.to_string(), n as u64);
+            if let Some(n) = shown.count(key)? {
+                last_shown.insert(key.to_string(), n);
             }
         }
         Ok(TipContext {
             last_prompt_token_count: count("lastPromptTokenCount")?.unwrap_or(0.0),
             context_window_size: count("contextWindowSize")?,
             thresholds,
-            session_prompt_count: f
-                .whole("sessionPromptCount", Fields::MAX_SAFE)?
-                .unwrap_or(0.0) as u64,
+            session_prompt_count: f.count("sessionPromptCount")?.unwrap_or(0),
             last_shown,
         })
     }

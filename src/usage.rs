@@ -24,10 +24,8 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::describe;
-
-/// The largest count this library holds: 2^53 − 1 (`Number.MAX_SAFE_INTEGER`).
-pub const MAX_COUNT: u64 = (1 << 53) - 1;
+pub use crate::read::MAX_COUNT;
+use crate::read::describe;
 
 /// `a + b`, clamped to [`MAX_COUNT`]: counts are added wherever they come
 /// from, and none may wrap or leave the range a JS number holds exactly.
@@ -173,8 +171,10 @@ impl<'de> Deserialize<'de> for Usage {
 fn unwrap_usage(value: &Value) -> Option<&Map<String, Value>> {
     let map = value.as_object()?;
     for wrapper in ["usageMetadata", "usage"] {
-        if let Some(Value::Object(inner)) = map.get(wrapper) {
-            return Some(inner);
+        if let Some(inner @ Value::Object(inner_map)) = map.get(wrapper)
+            && crate::read::non_finite(inner).is_none()
+        {
+            return Some(inner_map);
         }
     }
     Some(map)
@@ -219,4 +219,18 @@ fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Opti
             None
         }
     }
+}
+
+/// What [`crate::Compactor::handle_usage`] took from a usage object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageUpdate {
+    /// Whether the usage held a count the prompt size could be taken from.
+    pub taken: bool,
+    /// `last_prompt_token_count` after the update.
+    pub last_prompt_token_count: u64,
+    /// The counts that were read.
+    pub usage: Usage,
+    /// Fields that were present but ignored (or clamped), and why.
+    pub ignored: Vec<String>,
 }

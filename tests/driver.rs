@@ -7,8 +7,8 @@ use std::task::{Context, Poll, Waker};
 
 use common::{YieldOnce, block_on, conversation, snapshot, user};
 use compaction_core::{
-    CompactionStatus, Compactor, Content, ErrorCode, NoopReason, SummarizeError, SummaryAnswer,
-    SummaryRequest, Trigger, before_send, compact_now,
+    CompactionStatus, Compactor, Content, ErrorCode, NoopReason, SummarizeError, SummarizerCause,
+    SummaryAnswer, SummaryRequest, Trigger, before_send, compact_now,
 };
 use serde_json::json;
 
@@ -31,8 +31,15 @@ async fn good(_request: SummaryRequest) -> Result<SummaryAnswer, SummarizeError>
     })
 }
 
-async fn failing(_request: SummaryRequest) -> Result<SummaryAnswer, SummarizeError> {
-    Err(SummarizeError::Failed("HTTP 500".into()))
+/// The host's own error type, carried to the outcome untouched.
+#[derive(Debug, PartialEq)]
+struct HttpError(u16);
+
+async fn failing(_request: SummaryRequest) -> Result<SummaryAnswer, SummarizeError<HttpError>> {
+    Err(SummarizeError::Failed {
+        message: "HTTP 500".into(),
+        cause: HttpError(500),
+    })
 }
 
 async fn aborted(_request: SummaryRequest) -> Result<SummaryAnswer, SummarizeError> {
@@ -48,9 +55,9 @@ fn below_auto_is_a_noop_without_calling_the_summarizer() {
         good(request)
     };
     let outcome = block_on(before_send(&chat, &summarizer, &history(), &user("hi"))).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Noop);
-    assert_eq!(outcome.noop_reason, Some(NoopReason::BelowAuto));
-    assert_eq!(outcome.estimate, 10_001);
+    assert_eq!(outcome.status(), CompactionStatus::Noop);
+    assert_eq!(outcome.noop_reason(), Some(NoopReason::BelowAuto));
+    assert_eq!(outcome.estimate(), 10_001);
     assert!(!called.get());
 }
 
@@ -59,13 +66,13 @@ fn at_auto_the_driver_compacts() {
     let chat = chat_at(170_000);
     let h = history();
     let outcome = block_on(before_send(&chat, &good, &h, &user("hi"))).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
-    assert_eq!(outcome.trigger, Some(Trigger::Auto));
-    let new_history = outcome.new_history.unwrap();
-    assert_eq!(new_history[2..], h[outcome.kept_from..]);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert_eq!(outcome.trigger(), Some(Trigger::Auto));
+    let new_history = outcome.new_history(&h).unwrap();
+    assert_eq!(new_history[2..], h[outcome.kept_from()..]);
     assert_eq!(
         chat.borrow().last_prompt_token_count(),
-        outcome.new_token_count
+        outcome.new_token_count()
     );
     assert_eq!(chat.borrow().pending_request(), None);
 }
@@ -76,12 +83,17 @@ fn failures_and_aborts_go_through_the_core() {
     let h = history();
     let before = snapshot(&h);
     let outcome = block_on(before_send(&chat, &failing, &h, &user("hi"))).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::SummarizerFailed);
-    assert_eq!(outcome.cause.as_deref(), Some("HTTP 500"));
-    assert_eq!(outcome.consecutive_failures, 1);
+    assert_eq!(outcome.status(), CompactionStatus::SummarizerFailed);
+    assert_eq!(outcome.cause().map(|c| c.message()), Some("HTTP 500"));
+    // The host's own error comes back on the outcome: no side channel.
+    match outcome.cause() {
+        Some(SummarizerCause::Host { cause, .. }) => assert_eq!(*cause, HttpError(500)),
+        other => panic!("expected the host's cause, got {other:?}"),
+    }
+    assert_eq!(outcome.consecutive_failures(), 1);
     let outcome = block_on(before_send(&chat, &aborted, &h, &user("hi"))).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Aborted);
-    assert_eq!(outcome.consecutive_failures, 1);
+    assert_eq!(outcome.status(), CompactionStatus::Aborted);
+    assert_eq!(outcome.consecutive_failures(), 1);
     assert_eq!(snapshot(&h), before);
     assert_eq!(chat.borrow().pending_request(), None);
 }
@@ -102,9 +114,9 @@ fn compact_now_is_forced_and_carries_the_focus() {
         Some("the API design"),
     ))
     .unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
-    assert_eq!(outcome.trigger, Some(Trigger::Manual));
-    assert!(outcome.forced);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert_eq!(outcome.trigger(), Some(Trigger::Manual));
+    assert!(outcome.forced());
     assert!(seen.borrow().ends_with("the API design"));
 }
 
@@ -127,7 +139,7 @@ fn a_reentrant_call_while_summarizing_gets_busy_not_a_panic() {
     let outcome = block_on(before_send(&chat, &summarizer, &h, &user("hi"))).unwrap();
     assert_eq!(*busy.borrow(), [ErrorCode::Busy; 3]);
     // The re-entrant calls did not disturb the one in flight.
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
 }
 
 #[test]
@@ -151,7 +163,7 @@ fn the_chat_is_free_while_the_summarizer_awaits() {
     let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) else {
         panic!("the summarizer yields once");
     };
-    assert_eq!(outcome.unwrap().status, CompactionStatus::Compressed);
+    assert_eq!(outcome.unwrap().status(), CompactionStatus::Compressed);
 }
 
 #[test]
@@ -169,7 +181,7 @@ fn dropping_the_driver_mid_summary_aborts_the_request() {
     assert_eq!(chat.borrow().consecutive_failures(), 0);
     // The chat works again.
     let outcome = block_on(before_send(&chat, &good, &h, &user("hi"))).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
 }
 
 #[test]

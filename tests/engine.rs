@@ -111,10 +111,10 @@ fn auto_compacts_and_success_resets_the_indicator() {
     // The summarized part, then the directive.
     assert_eq!(request.contents.len(), 36 + 1);
     let outcome = chat.handle_summary(id, good_answer()).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
-    assert_eq!(outcome.kept_from, 36);
-    assert_eq!(outcome.replaced, history[..36]);
-    let new_history = outcome.new_history.clone().unwrap();
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert_eq!(outcome.kept_from(), 36);
+    assert_eq!(outcome.replaced(&history), &history[..36]);
+    let new_history = outcome.new_history(&history).unwrap();
     assert_eq!(new_history.len(), 2 + 4);
     assert_eq!(new_history[0].role, "user");
     assert!(
@@ -124,11 +124,11 @@ fn auto_compacts_and_success_resets_the_indicator() {
     );
     assert_eq!(new_history[1].role, "model");
     assert_eq!(new_history[2..], history[36..]);
-    assert_eq!(outcome.original_token_count, 170_000);
-    assert!(outcome.new_token_count < 170_000);
-    assert!(outcome.new_token_count_estimated);
-    assert_eq!(chat.last_prompt_token_count(), outcome.new_token_count);
-    assert_eq!(outcome.consecutive_failures, 0);
+    assert_eq!(outcome.original_token_count(), 170_000);
+    assert!(outcome.new_token_count() < 170_000);
+    assert!(outcome.new_token_count_estimated());
+    assert_eq!(chat.last_prompt_token_count(), outcome.new_token_count());
+    assert_eq!(outcome.consecutive_failures(), 0);
     // The host's history is never touched by the engine.
     assert_eq!(snapshot(&history), before);
     // The next check starts from the new count, well below warn.
@@ -157,11 +157,11 @@ fn the_new_count_comes_from_the_summary_usage_when_present() {
         ..good_answer()
     };
     let outcome = chat.handle_summary(id, answer).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
-    assert!(!outcome.new_token_count_estimated);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert!(!outcome.new_token_count_estimated());
     // 170 000 minus what the summarized messages cost (the call's input
     // minus prompt and directive), plus the 1 200-token summary and its wrapping.
-    let n = outcome.new_token_count;
+    let n = outcome.new_token_count();
     assert!(
         n > 170_000 - request_tokens && n < 170_000 - request_tokens + 2_000,
         "{n}"
@@ -189,9 +189,9 @@ fn hard_forces_compaction_before_the_send_and_resets_the_breaker() {
     assert_eq!(trigger, Trigger::Hard);
     assert_eq!(chat.consecutive_failures(), 0);
     let outcome = chat.handle_summary(id, good_answer()).unwrap();
-    assert!(outcome.forced);
-    assert_eq!(outcome.tier, Tier::Hard);
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
+    assert!(outcome.forced());
+    assert_eq!(outcome.tier(), Tier::Hard);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
 }
 
 #[test]
@@ -203,8 +203,8 @@ fn three_failures_open_the_breaker_and_a_forced_run_recovers() {
             expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
         assert_eq!(trigger, Trigger::Auto);
         let outcome = chat.handle_summary(id, failing_answer()).unwrap();
-        assert_eq!(outcome.status, CompactionStatus::EmptySummary);
-        assert_eq!(outcome.consecutive_failures, n);
+        assert_eq!(outcome.status(), CompactionStatus::EmptySummary);
+        assert_eq!(outcome.consecutive_failures(), n);
     }
     assert_eq!(
         expect_proceed(chat.poll_before_send(&history, &user("next")).unwrap()),
@@ -213,13 +213,12 @@ fn three_failures_open_the_breaker_and_a_forced_run_recovers() {
     // A forced (manual) failure is not counted...
     let (id, _, trigger) = expect_summarize(chat.poll_manual(&history, None).unwrap());
     assert_eq!(trigger, Trigger::Manual);
-    chat.handle_summary_failure(id, "network down".into())
-        .unwrap();
+    let _ = chat.handle_summary_failure(id, "network down", ()).unwrap();
     assert_eq!(chat.consecutive_failures(), 3);
     // ...and a forced success closes the breaker.
     let (id, _, _) = expect_summarize(chat.poll_manual(&history, None).unwrap());
     let outcome = chat.handle_summary(id, good_answer()).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert_eq!(chat.consecutive_failures(), 0);
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
     expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
@@ -230,11 +229,11 @@ fn one_failure_no_longer_locks_compaction() {
     let mut chat = chat_at(170_000);
     let history = long_history();
     let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    chat.handle_summary_failure(id, "timeout".into()).unwrap();
+    let _ = chat.handle_summary_failure(id, "timeout", ()).unwrap();
     assert_eq!(chat.consecutive_failures(), 1);
     let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
     assert_eq!(
-        chat.handle_summary(id, good_answer()).unwrap().status,
+        chat.handle_summary(id, good_answer()).unwrap().status(),
         CompactionStatus::Compressed
     );
     assert_eq!(chat.consecutive_failures(), 0);
@@ -248,8 +247,8 @@ fn hard_failures_are_not_counted() {
         expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
     assert_eq!(trigger, Trigger::Hard);
     let outcome = chat.handle_summary(id, failing_answer()).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::EmptySummary);
-    assert_eq!(outcome.consecutive_failures, 0);
+    assert_eq!(outcome.status(), CompactionStatus::EmptySummary);
+    assert_eq!(outcome.consecutive_failures(), 0);
 }
 
 #[test]
@@ -382,17 +381,17 @@ fn failed_answers_leave_the_history_identical() {
         let before = snapshot(&history);
         let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
         let outcome = chat.handle_summary(id, answer.clone()).unwrap();
-        assert_eq!(outcome.status, expected, "{:?}", answer.finish_reason);
-        assert!(outcome.new_history.is_none());
-        assert!(outcome.replaced.is_empty());
-        assert!(outcome.summary.is_none());
+        assert_eq!(outcome.status(), expected, "{:?}", answer.finish_reason);
+        assert!(outcome.new_history(&history).is_none());
+        assert!(outcome.replaced(&history).is_empty());
+        assert!(outcome.summary().is_none());
         assert_eq!(snapshot(&history), before);
-        assert_eq!(outcome.consecutive_failures, 1);
+        assert_eq!(outcome.consecutive_failures(), 1);
         assert_eq!(chat.last_prompt_token_count(), 170_000);
         if expected == CompactionStatus::Inflated {
-            assert!(outcome.new_token_count > outcome.original_token_count);
+            assert!(outcome.new_token_count() > outcome.original_token_count());
         } else {
-            assert_eq!(outcome.new_token_count, outcome.original_token_count);
+            assert_eq!(outcome.new_token_count(), outcome.original_token_count());
         }
     }
     // A thrown / rejected summarizer: the cause is carried.
@@ -401,11 +400,14 @@ fn failed_answers_leave_the_history_identical() {
     let before = snapshot(&history);
     let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
     let outcome = chat
-        .handle_summary_failure(id, "TypeError: fetch failed".into())
+        .handle_summary_failure(id, "TypeError: fetch failed", ())
         .unwrap();
-    assert_eq!(outcome.status, CompactionStatus::SummarizerFailed);
-    assert_eq!(outcome.cause.as_deref(), Some("TypeError: fetch failed"));
-    assert!(outcome.new_history.is_none());
+    assert_eq!(outcome.status(), CompactionStatus::SummarizerFailed);
+    assert_eq!(
+        outcome.cause().map(|c| c.message()),
+        Some("TypeError: fetch failed")
+    );
+    assert!(outcome.new_history(&history).is_none());
     assert_eq!(snapshot(&history), before);
     assert_eq!(chat.consecutive_failures(), 1);
 }
@@ -422,7 +424,7 @@ fn an_unknown_finish_reason_does_not_throw_a_summary_away() {
         ..good_answer()
     };
     assert_eq!(
-        chat.handle_summary(id, answer).unwrap().status,
+        chat.handle_summary(id, answer).unwrap().status(),
         CompactionStatus::Compressed
     );
 }
@@ -433,10 +435,10 @@ fn an_abort_changes_nothing_and_is_not_a_failure() {
     let history = long_history();
     let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
     let outcome = chat.handle_abort(id).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Aborted);
-    assert_eq!(outcome.status.code(), 8);
-    assert!(!outcome.status.is_failure());
-    assert!(outcome.new_history.is_none());
+    assert_eq!(outcome.status(), CompactionStatus::Aborted);
+    assert_eq!(outcome.status().code(), 8);
+    assert!(!outcome.status().is_failure());
+    assert!(outcome.new_history(&history).is_none());
     assert_eq!(chat.consecutive_failures(), 0);
     assert_eq!(chat.pending_request(), None);
 }
@@ -450,10 +452,10 @@ fn a_resumed_chat_triggers_on_its_first_send() {
         expect_summarize(chat.poll_before_send(&history, &user("continue")).unwrap());
     assert_eq!(trigger, Trigger::Hard);
     let outcome = chat.handle_summary(id, good_answer()).unwrap();
-    assert_eq!(outcome.status, CompactionStatus::Compressed);
-    assert!((199_900..=200_000).contains(&outcome.original_token_count));
-    assert!(outcome.new_token_count < 20_000);
-    assert!(outcome.new_token_count_estimated);
+    assert_eq!(outcome.status(), CompactionStatus::Compressed);
+    assert!((199_900..=200_000).contains(&outcome.original_token_count()));
+    assert!(outcome.new_token_count() < 20_000);
+    assert!(outcome.new_token_count_estimated());
     // A small resumed chat is estimated too, and stays below auto.
     let mut chat = chat_at(0);
     let mut small = conversation(5, 400);
@@ -487,10 +489,10 @@ fn stale_and_duplicate_ids_are_typed_errors_and_polls_are_busy_meanwhile() {
     assert!(err.message().contains("not pending"), "{}", err.message());
     // The request in flight survives a stale answer.
     assert_eq!(chat.pending_request(), Some(id));
-    chat.handle_summary(id, good_answer()).unwrap();
+    let _ = chat.handle_summary(id, good_answer()).unwrap();
     for err in [
         chat.handle_summary(id, good_answer()).unwrap_err(),
-        chat.handle_summary_failure(id, "late".into()).unwrap_err(),
+        chat.handle_summary_failure(id, "late", ()).unwrap_err(),
         chat.handle_abort(id).unwrap_err(),
     ] {
         assert_eq!(err.code(), ErrorCode::StaleRequest);
@@ -512,14 +514,12 @@ fn nothing_to_compress_is_a_noop() {
     );
     // Only an earlier summary and its acknowledgement before the tail.
     let mut chat = chat_at(170_000);
-    let (id, _, _) = expect_summarize(
-        chat.poll_before_send(&long_history(), &user("next"))
-            .unwrap(),
-    );
+    let history = long_history();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
     let compacted = chat
         .handle_summary(id, good_answer())
         .unwrap()
-        .new_history
+        .new_history(&history)
         .unwrap();
     assert_eq!(
         expect_proceed(chat.poll_manual(&compacted, None).unwrap()),
@@ -539,13 +539,13 @@ fn the_bridge_is_added_when_the_tail_starts_with_a_model_turn() {
     let mut chat = chat_at(170_000);
     let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
     let outcome = chat.handle_summary(id, good_answer()).unwrap();
-    let new_history = outcome.new_history.unwrap();
-    assert!(history[outcome.kept_from].is_model());
+    let new_history = outcome.new_history(&history).unwrap();
+    assert!(history[outcome.kept_from()].is_model());
     assert_eq!(
         new_history[2],
         user("Continue from where the conversation left off.")
     );
-    assert_eq!(new_history[3..], history[outcome.kept_from..]);
+    assert_eq!(new_history[3..], history[outcome.kept_from()..]);
     // Roles alternate.
     for pair in new_history.windows(2) {
         assert_ne!(pair[0].is_model(), pair[1].is_model());
@@ -555,15 +555,14 @@ fn the_bridge_is_added_when_the_tail_starts_with_a_model_turn() {
 #[test]
 fn a_second_compaction_folds_the_earlier_summary_in() {
     let mut chat = chat_at(170_000);
-    let (id, _, _) = expect_summarize(
-        chat.poll_before_send(&long_history(), &user("next"))
-            .unwrap(),
-    );
-    let mut history = chat
+    let mut history = long_history();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let replaced = chat
         .handle_summary(id, good_answer())
         .unwrap()
-        .new_history
-        .unwrap();
+        .apply_to(&mut history);
+    assert_eq!(replaced.len(), 36);
+    assert_eq!(history.len(), 2 + 4);
     history.extend(conversation(10, 8_000));
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
     let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
@@ -730,12 +729,14 @@ fn statuses_keep_the_reference_numbers_and_serialize_as_numbers() {
     for (status, code) in expected {
         assert_eq!(status.code(), code);
         assert_eq!(serde_json::to_value(status).unwrap(), json!(code));
-        assert_eq!(
-            serde_json::from_value::<CompactionStatus>(json!(code)).unwrap(),
-            status
-        );
+        assert_eq!(CompactionStatus::from_code(code), Some(status));
     }
-    assert!(serde_json::from_value::<CompactionStatus>(json!(9)).is_err());
+    assert_eq!(CompactionStatus::from_code(9), None);
+    // The one list holds them all, in number order.
+    assert_eq!(
+        CompactionStatus::ALL.map(CompactionStatus::code),
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    );
 }
 
 #[test]
@@ -827,11 +828,12 @@ fn bad_configs_are_typed_errors() {
     })
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
-    // A config reads from camelCase JSON, options defaulted.
-    let config: CompactorConfig = serde_json::from_value(
-        json!({ "window": 128000, "consecutiveFailures": 3, "options": { "excludeMessages": 4 } }),
+    // A config reads from the JS constructor's camelCase JSON, options defaulted.
+    let config = CompactorConfig::from_json(
+        &json!({ "window": 128000, "consecutiveFailures": 3, "excludeMessages": 4 }),
     )
-    .unwrap();
+    .unwrap()
+    .config;
     assert_eq!(config.options.retention.exclude_messages, 4);
     assert_eq!(config.options.retention.exclude_context_window_percent, 2.0);
     let mut chat = Compactor::new(config).unwrap();
@@ -874,14 +876,15 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
     assert_eq!(defaults.tokenizer, TokenizerFamily::Universal);
     // Read from JSON, a missing estimator is the same default, not the spec's rule
     // (which stays the default of the stateless estimate functions).
-    let read: CompactionOptions =
-        serde_json::from_value(serde_json::json!({ "excludeMessages": 3 })).unwrap();
+    let read_options = |value: serde_json::Value| {
+        CompactionOptions::from_json(&value, "options", ErrorCode::InvalidArgument)
+    };
+    let read = read_options(serde_json::json!({ "excludeMessages": 3 })).unwrap();
     assert_eq!(read.estimate.estimator, Estimator::Conservative);
     assert_eq!(read.retention.exclude_messages, 3);
-    let chosen: CompactionOptions = serde_json::from_value(
-        serde_json::json!({ "estimator": "calibrated", "tokenizer": "o200k" }),
-    )
-    .unwrap();
+    let chosen =
+        read_options(serde_json::json!({ "estimator": "calibrated", "tokenizer": "o200k" }))
+            .unwrap();
     assert_eq!(
         (chosen.estimate.estimator, chosen.estimate.tokenizer),
         (Estimator::Calibrated, TokenizerFamily::O200k)
@@ -900,9 +903,7 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
         TokenizerFamily::O200k
     );
     // Unknown names are errors that list what exists.
-    let err =
-        serde_json::from_value::<CompactionOptions>(serde_json::json!({ "tokenizer": "gpt2" }))
-            .unwrap_err();
+    let err = read_options(serde_json::json!({ "tokenizer": "gpt2" })).unwrap_err();
     assert!(err.to_string().contains("o200k"), "{err}");
 }
 
@@ -1076,4 +1077,38 @@ fn malformed_states_are_invalid_state() {
     state.last_prompt_token_count = 1 << 60;
     let err = Compactor::restore(state).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidState);
+}
+
+#[test]
+fn the_outcome_splices_onto_the_hosts_history_keeping_messages_appended_meanwhile() {
+    let mut chat = chat_at(170_000);
+    let mut history = long_history();
+    let original = history.clone();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    // The user keeps typing while the summarizer runs.
+    history.push(user("one more thing"));
+    history.push(model("noted"));
+    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let head = outcome.head().unwrap().to_vec();
+    assert_eq!(head.len(), 2);
+    assert_eq!(outcome.summary(), Some(good_answer().text.as_str()));
+    let expected: Vec<Content> = head
+        .iter()
+        .chain(&original[36..])
+        .chain(&history[40..])
+        .cloned()
+        .collect();
+    assert_eq!(outcome.new_history(&history).unwrap(), expected);
+    assert_eq!(outcome.replaced(&history), &original[..36]);
+    let replaced = outcome.apply_to(&mut history);
+    assert_eq!(history, expected);
+    assert_eq!(replaced, original[..36]);
+    // On every other status the history is left alone.
+    let mut chat = chat_at(170_000);
+    let mut history = long_history();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let outcome = chat.handle_summary(id, failing_answer()).unwrap();
+    assert!(outcome.apply_to(&mut history).is_empty());
+    assert_eq!(history, long_history());
+    assert!(outcome.head().is_none() && outcome.summary().is_none() && outcome.cause().is_none());
 }

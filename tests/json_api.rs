@@ -849,3 +849,287 @@ fn malformed_and_deep_states_are_invalid_state() {
         assert_eq!(code, "INVALID_STATE", "{state}");
     }
 }
+
+/// The quoted names in the TypeScript union that follows `start` in
+/// `src/wasm/types.d.ts`, up to the end of the declaration (`;`).
+fn ts_union(start: &str) -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/wasm/types.d.ts");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let at = text
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} is not in types.d.ts"));
+    let rest = &text[at + start.len()..];
+    let end = rest.find(';').unwrap_or(rest.len());
+    rest[..end]
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names
+}
+
+#[test]
+fn the_typescript_declarations_name_every_code_status_tier_estimator_and_tokenizer() {
+    use compaction_core::{CompactionStatus, ErrorCode, Estimator, Tier, TokenizerFamily};
+    let names = |list: Vec<&str>| sorted(list.into_iter().map(str::to_string).collect());
+    assert_eq!(
+        sorted(ts_union("export type CompactionErrorCode =")),
+        names(ErrorCode::ALL.iter().map(|c| c.as_str()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("statusName:")),
+        names(CompactionStatus::ALL.iter().map(|s| s.as_str()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type Tier =")),
+        names(Tier::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type Estimator =")),
+        names(Estimator::ALL.iter().map(|e| e.name()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type TokenizerFamily =")),
+        names(TokenizerFamily::ALL.iter().map(|t| t.name()).collect())
+    );
+}
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+/// `text` with a few random edits: cuts, inserted JSON punctuation, lone
+/// surrogates, markers, deep nesting, huge and odd numbers.
+fn mutate(rng: &mut Rng, text: &str) -> String {
+    const PIECES: [&str; 16] = [
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        ",",
+        ":",
+        "\\",
+        "\\ud800",
+        "\\udc00",
+        "null",
+        "-1e400",
+        "1e20",
+        "{\"$nonFinite\":\"NaN\"}",
+        "\u{FFFD}",
+        "[[[[[[[[[[[[[[[[[[[[",
+    ];
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..=rng.below(3) {
+        let at = rng.below(chars.len() + 1);
+        match rng.below(3) {
+            0 => chars.truncate(at),
+            1 => {
+                let piece = PIECES[rng.below(PIECES.len())];
+                chars.splice(at..at, piece.chars());
+            }
+            _ => {
+                if at < chars.len() {
+                    chars.remove(at);
+                }
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+#[test]
+fn no_input_breaks_the_envelope_or_the_registry() {
+    let history = serde_json::to_string(&conversation(6, 400)).unwrap();
+    let seeds = [
+        history.as_str(),
+        USER_MESSAGE,
+        r#"{"window":200000,"estimator":"reference","excludeMessages":1}"#,
+        r#"{"totalTokenCount":170000,"promptTokenCount":1}"#,
+        r#"{"text":"summary","finishReason":"STOP","usage":{"output_tokens":3}}"#,
+        r#"{"lastPromptTokenCount":150000,"contextWindowSize":200000,"lastShown":{"a":1}}"#,
+        r#"{"chatCompression":{"imageTokenEstimate":2},"compaction.excludeMessages":3}"#,
+        r#"{"version":1,"window":1000,"options":{},"consecutiveFailures":0,"lastPromptTokenCount":0,"nextRequestId":1}"#,
+        r#"{"warn":1,"auto":2,"hard":3}"#,
+        "",
+        "\"\\ud800\"",
+    ];
+    let numbers = [
+        0.0,
+        1.0,
+        -1.0,
+        0.5,
+        5e-324,
+        1e21,
+        f64::MAX,
+        f64::NAN,
+        f64::INFINITY,
+    ];
+    let codes: Vec<&str> = compaction_core::ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    let check = |envelope: String| -> Value {
+        let value: Value = serde_json::from_str(&envelope)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {envelope}"));
+        let object = value.as_object().expect("an object");
+        assert_eq!(object.len(), 1, "{envelope}");
+        if let Some(error) = object.get("error") {
+            let code = error["code"].as_str().expect("a code");
+            assert!(codes.contains(&code), "{envelope}");
+            assert!(!error["message"].as_str().expect("a message").is_empty());
+        } else {
+            assert!(object.contains_key("ok"), "{envelope}");
+        }
+        value
+    };
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    let mut chats = Chats::new();
+    let mut handles: Vec<u32> = vec![0];
+    let mut ids: Vec<f64> = vec![1.0];
+    let mut statuses = std::collections::BTreeSet::new();
+    for _ in 0..4 {
+        let created = check(chats.create(seeds[2]));
+        let handle = created["ok"]["handle"].as_u64().unwrap() as u32;
+        check(chats.report_usage(handle, seeds[3]));
+        handles.push(handle);
+    }
+    for _ in 0..3_000 {
+        let op = rng.pick(&[
+            "thresholds",
+            "tier",
+            "content",
+            "text",
+            "prompt",
+            "tip",
+            "report",
+            "format",
+            "settings",
+            "create",
+            "restore",
+            "free",
+            "save",
+            "state",
+            "window",
+            "usage",
+            "report_usage",
+            "needs",
+            "before",
+            "compact",
+            "answer",
+            "fail",
+            "abort",
+        ]);
+        // The input each operation expects, as is half of the time.
+        let (natural, natural_other) = match op {
+            "tier" => (8, 9),
+            "content" | "prompt" | "before" | "compact" => (0, 1),
+            "tip" => (5, 9),
+            "settings" => (6, 9),
+            "create" => (2, 9),
+            "restore" => (7, 9),
+            "report_usage" => (3, 9),
+            "needs" => (1, 9),
+            "answer" => (4, 9),
+            _ => (rng.below(seeds.len()), 9),
+        };
+        let as_is = rng.below(2) == 0;
+        let seed = seeds[if as_is {
+            natural
+        } else {
+            rng.below(seeds.len())
+        }];
+        let text = if as_is {
+            seed.to_string()
+        } else {
+            mutate(&mut rng, seed)
+        };
+        let other = if rng.below(2) == 0 {
+            seeds[natural_other].to_string()
+        } else {
+            let other_seed = seeds[rng.below(seeds.len())];
+            mutate(&mut rng, other_seed)
+        };
+        let n = numbers[rng.below(numbers.len())];
+        let handle = handles[rng.below(handles.len())];
+        let id = ids[rng.below(ids.len())];
+        let value = check(match op {
+            "thresholds" => json_api::compute_thresholds(n),
+            "tier" => json_api::current_tier(n, &text),
+            "content" => json_api::estimate_content_tokens(&text, &other),
+            "text" => json_api::estimate_text_tokens(&text, &other),
+            "prompt" => json_api::estimate_prompt_tokens(&text, &other, n, ""),
+            "tip" => json_api::select_tip(&text),
+            "report" => json_api::context_report(n, numbers[rng.below(numbers.len())]),
+            "format" => json_api::format_context_report(n, numbers[rng.below(numbers.len())]),
+            "settings" => json_api::load_settings(&text),
+            "create" => chats.create(&text),
+            "restore" => chats.restore(&text),
+            "free" => chats.free(handle),
+            "save" => chats.save(handle),
+            "state" => chats.state(handle),
+            "window" => chats.set_window(handle, n),
+            "usage" => chats.usage(handle),
+            "report_usage" => chats.report_usage(handle, &text),
+            "needs" => chats.needs_history(handle, &text),
+            "before" => chats.before_send(handle, &text, if as_is { USER_MESSAGE } else { &other }),
+            "compact" => chats.compact(handle, &text, &other),
+            "answer" => chats.answer(handle, id, &text),
+            "fail" => chats.fail(handle, id, &text),
+            _ => chats.abort(handle, id),
+        });
+        let ok = &value["ok"];
+        if let Some(h) = ok.get("handle").and_then(Value::as_u64) {
+            handles.push(h as u32);
+        }
+        if let Some(i) = ok.pointer("/summarize/id").and_then(Value::as_f64) {
+            ids.push(i);
+        }
+        if let Some(result) = ok.get("done") {
+            // Only COMPRESSED has a head, only SUMMARIZER_FAILED a cause.
+            let status = result["statusName"].as_str().unwrap();
+            statuses.insert(status.to_string());
+            assert_eq!(
+                result.get("head").is_some(),
+                status == "COMPRESSED",
+                "{result}"
+            );
+            assert!(result.get("cause").is_none() || status == "SUMMARIZER_FAILED");
+        }
+        // Every saved state restores to the same state.
+        if op == "save" && ok.is_object() {
+            let restored = check(chats.restore(&ok.to_string()));
+            let handle = restored["ok"]["handle"].as_u64().unwrap() as u32;
+            assert_eq!(&check(chats.save(handle))["ok"], ok);
+        }
+    }
+    assert!(handles.len() > 10, "some chats were made");
+    assert!(ids.len() > 1, "some compactions started");
+    for status in ["COMPRESSED", "SUMMARIZER_FAILED", "ABORTED", "NOOP"] {
+        assert!(
+            statuses.contains(status),
+            "{status} never came: {statuses:?}"
+        );
+    }
+}

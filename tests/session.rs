@@ -64,9 +64,7 @@ impl Script {
             usage: serde_json::from_value(usage).ok(),
         };
         match attempt {
-            3 => Err(SummarizeError::Failed(
-                "HTTP 503 from the summarizer".into(),
-            )),
+            3 => Err(SummarizeError::failed("HTTP 503 from the summarizer")),
             4 => Ok(SummaryAnswer {
                 finish_reason: Some("MAX_TOKENS".into()),
                 ..ok
@@ -120,33 +118,33 @@ fn three_hundred_turns() {
                     turn: usize,
                     log: &mut Log| {
         let outcome = block_on(before_send(chat, &summarizer, history, &message)).unwrap();
-        if outcome.status != CompactionStatus::Noop {
+        if outcome.status() != CompactionStatus::Noop {
             log.compactions
-                .push((turn, outcome.status, outcome.trigger));
+                .push((turn, outcome.status(), outcome.trigger()));
         }
-        match outcome.new_history {
+        match outcome.new_history(history) {
             Some(new_history) => {
-                assert_eq!(outcome.status, CompactionStatus::Compressed);
+                assert_eq!(outcome.status(), CompactionStatus::Compressed);
                 assert_eq!(
-                    new_history[new_history.len() - (history.len() - outcome.kept_from)..],
-                    history[outcome.kept_from..]
+                    new_history[new_history.len() - (history.len() - outcome.kept_from())..],
+                    history[outcome.kept_from()..]
                 );
-                assert_eq!(outcome.replaced, history[..outcome.kept_from]);
+                assert_eq!(outcome.replaced(history), &history[..outcome.kept_from()]);
                 *history = new_history;
                 // The engine's new count is the provider's, give or take rounding.
                 *tokens = exact_tokens(history);
                 let real = provider_count(*tokens);
                 assert!(
-                    outcome.new_token_count.abs_diff(real) <= 3,
+                    outcome.new_token_count().abs_diff(real) <= 3,
                     "{} vs {real}",
-                    outcome.new_token_count
+                    outcome.new_token_count()
                 );
                 log.cycles.push(Vec::new());
                 just_compacted = true;
             }
             // The history is only lent to the driver (`&[Content]`), so a
             // failure cannot touch it; tests/engine.rs compares the JSON.
-            None => assert_ne!(outcome.status, CompactionStatus::Compressed),
+            None => assert_ne!(outcome.status(), CompactionStatus::Compressed),
         }
         *tokens += message_tokens(&message, &EstimateOptions::default());
         history.push(message);

@@ -117,3 +117,39 @@ fn there_is_no_switch_and_no_environment_override() {
         1_600.0
     );
 }
+
+#[test]
+fn settings_and_chat_options_share_each_fields_rule() {
+    use compaction_core::CompactorConfig;
+    // The same bad value, read as a setting and as a chat option: the same
+    // words for what was expected, each with its own code.
+    for (setting, option, value) in [
+        (
+            "chatCompression.imageTokenEstimate",
+            "imageTokenEstimate",
+            json!(0.5),
+        ),
+        ("compaction.excludeMessages", "excludeMessages", json!(-2)),
+        (
+            "compaction.excludeContextWindowPercent",
+            "excludeContextWindowPercent",
+            json!(100.5),
+        ),
+    ] {
+        let from_settings = load_settings(&json!({ setting: value })).unwrap_err();
+        let from_options =
+            CompactorConfig::from_json(&json!({ "window": 1e5, option: value })).unwrap_err();
+        assert_eq!(from_settings.code(), ErrorCode::InvalidSettings);
+        assert_eq!(from_options.code(), ErrorCode::InvalidArgument);
+        let expected = |message: &str, name: &str| {
+            message
+                .strip_prefix(name)
+                .map(str::to_string)
+                .unwrap_or_else(|| panic!("{message:?} names {name}"))
+        };
+        assert_eq!(
+            expected(from_settings.message(), setting),
+            expected(from_options.message(), &format!("options.{option}")),
+        );
+    }
+}

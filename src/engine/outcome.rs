@@ -1,0 +1,533 @@
+//! What a compaction did: the [`CompactionStatus`] list and the
+//! [`CompactionOutcome`], one variant per status, so that only a COMPRESSED
+//! outcome holds a summary and only a SUMMARIZER_FAILED one a cause.
+//!
+//! The outcome does not hold the host's messages: a COMPRESSED outcome holds
+//! the new history's head (summary, acknowledgement, maybe a bridge) and
+//! where the kept tail starts; [`CompactionOutcome::apply_to`] and
+//! [`CompactionOutcome::new_history`] splice it onto the host's history.
+//!
+//! Serialized (with `serde`), an outcome is the result object of the JS API:
+//! `status` (the number) and `statusName`, `trigger`, `forced`,
+//! `noopReason`, `estimate`, `tier`, `keptFrom`, `originalTokenCount`,
+//! `newTokenCount`, `newTokenCountEstimated`, `consecutiveFailures`,
+//! `summary`, on COMPRESSED `head`, and on SUMMARIZER_FAILED `cause`
+//! (`{ code, message }` when the answer was unusable, `{ message }` for a
+//! failure of the host's summarizer, whose own error the caller keeps).
+
+use std::convert::Infallible;
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use crate::content::Content;
+use crate::error::Error;
+use crate::ladder::Tier;
+
+/// The result of a compaction, numbered as in the reference implementation
+/// and serialized as the number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum CompactionStatus {
+    /// The history was compacted: use the outcome's new history.
+    Compressed = 1,
+    /// The summary would have made the prompt larger; nothing changed.
+    Inflated = 2,
+    /// The new size could not be computed; nothing changed. Kept for the
+    /// reference's numbering: this engine falls back to the estimator and
+    /// does not produce it.
+    TokenCountError = 3,
+    /// The summary was empty or whitespace; nothing changed.
+    EmptySummary = 4,
+    /// Nothing to do (below `auto`, breaker open, nothing to compress).
+    Noop = 5,
+    /// The summary stopped on the output limit; nothing changed.
+    OutputTruncated = 6,
+    /// The summarizer failed (threw, rejected, answered something malformed
+    /// or stopped for a reason other than the end of its answer); nothing
+    /// changed, the outcome carries the cause.
+    SummarizerFailed = 7,
+    /// The host cancelled the summary; nothing changed, not a failure.
+    Aborted = 8,
+}
+
+impl CompactionStatus {
+    /// Every status, in number order: the one list the JS enum and the
+    /// TypeScript declarations are checked against.
+    pub const ALL: [CompactionStatus; 8] = [
+        CompactionStatus::Compressed,
+        CompactionStatus::Inflated,
+        CompactionStatus::TokenCountError,
+        CompactionStatus::EmptySummary,
+        CompactionStatus::Noop,
+        CompactionStatus::OutputTruncated,
+        CompactionStatus::SummarizerFailed,
+        CompactionStatus::Aborted,
+    ];
+
+    /// The number the status is serialized as.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The status for a number, if it is one.
+    pub fn from_code(code: u8) -> Option<CompactionStatus> {
+        CompactionStatus::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// The name, as the JS enum spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionStatus::Compressed => "COMPRESSED",
+            CompactionStatus::Inflated => "INFLATED",
+            CompactionStatus::TokenCountError => "TOKEN_COUNT_ERROR",
+            CompactionStatus::EmptySummary => "EMPTY_SUMMARY",
+            CompactionStatus::Noop => "NOOP",
+            CompactionStatus::OutputTruncated => "OUTPUT_TRUNCATED",
+            CompactionStatus::SummarizerFailed => "SUMMARIZER_FAILED",
+            CompactionStatus::Aborted => "ABORTED",
+        }
+    }
+
+    /// Whether this is a failed compaction (counted against the breaker
+    /// when the run was not forced). NOOP and ABORTED are not failures.
+    pub fn is_failure(self) -> bool {
+        !matches!(
+            self,
+            CompactionStatus::Compressed | CompactionStatus::Noop | CompactionStatus::Aborted
+        )
+    }
+}
+
+impl Serialize for CompactionStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(self.code())
+    }
+}
+
+/// Why a compaction ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    /// The prompt reached `auto`.
+    Auto,
+    /// The prompt reached `hard`: forced, the breaker was reset.
+    Hard,
+    /// The user asked (`/compact`): forced.
+    Manual,
+}
+
+impl Trigger {
+    /// Hard and manual runs are forced: they ignore the breaker and their
+    /// failures are not counted.
+    pub fn is_forced(self) -> bool {
+        !matches!(self, Trigger::Auto)
+    }
+}
+
+/// Why nothing was compacted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NoopReason {
+    /// The prompt is below `auto`.
+    BelowAuto,
+    /// Three non-forced failures in a row: auto compaction waits until the
+    /// prompt reaches `hard` or the user compacts by hand.
+    BreakerOpen,
+    /// Everything in the history is kept verbatim, or what would be
+    /// summarized is only an earlier summary.
+    NothingToCompress,
+}
+
+/// What every run that reached the summarizer reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// Why it ran.
+    pub trigger: Trigger,
+    /// The estimated prompt size the decision was made on.
+    pub estimate: u64,
+    /// The tier of `estimate`.
+    pub tier: Tier,
+    /// Index into the host's history (as it was when the run started) where
+    /// the verbatim tail starts; on failures, where it would have started.
+    pub kept_from: usize,
+    /// Prompt size of the history before: the last usage, or the estimate
+    /// when there was none.
+    pub original_token_count: u64,
+    /// The failure count after this outcome.
+    pub consecutive_failures: u32,
+}
+
+/// Why the summarizer produced nothing usable (SUMMARIZER_FAILED).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SummarizerCause<C> {
+    /// The host's summarizer failed (threw, rejected): what it said, and its
+    /// own error value.
+    Host {
+        /// The failure in the host's words.
+        message: String,
+        /// The host's own error (the driver's `SummarizeError::Failed`).
+        cause: C,
+    },
+    /// The answer could not be used: malformed, or stopped for a refusal, a
+    /// filter or a tool call. An `INVALID_ANSWER` error.
+    Answer(Error),
+}
+
+impl<C> SummarizerCause<C> {
+    /// What went wrong, in words.
+    pub fn message(&self) -> &str {
+        match self {
+            SummarizerCause::Host { message, .. } => message,
+            SummarizerCause::Answer(error) => error.message(),
+        }
+    }
+}
+
+/// What a compaction did. `C` is the type of the host's own error carried
+/// by a failed summarizer ([`SummarizerCause::Host`]); an outcome that
+/// cannot hold one (the engine judging an answer) uses `Infallible`, and
+/// [`CompactionOutcome::with_cause_type`] widens it.
+#[must_use = "on COMPRESSED the host must replace its history (see `apply_to`)"]
+#[derive(Clone, Debug, PartialEq)]
+pub enum CompactionOutcome<C = Infallible> {
+    /// NOOP: nothing was compacted, the summarizer was not called.
+    Noop {
+        /// Why.
+        reason: NoopReason,
+        /// The estimated prompt size, the new message included.
+        estimate: u64,
+        /// The tier of `estimate`.
+        tier: Tier,
+        /// The failure count (unchanged).
+        consecutive_failures: u32,
+    },
+    /// COMPRESSED: the new history is `head` followed by the host's
+    /// `history[run.kept_from..]`.
+    Compressed {
+        /// The run.
+        run: Run,
+        /// The new history's leading messages: the summary (a user message),
+        /// a model acknowledgement, and a one-line user bridge when the kept
+        /// tail starts with a model message.
+        head: Vec<Content>,
+        /// The summary text as written into the history.
+        summary: String,
+        /// Prompt size of the new history.
+        new_token_count: u64,
+        /// Whether `new_token_count` comes from the estimator rather than the
+        /// summarization call's usage.
+        new_token_count_estimated: bool,
+    },
+    /// INFLATED: the summary would have made the prompt larger.
+    Inflated {
+        /// The run.
+        run: Run,
+        /// The size the new history would have had.
+        new_token_count: u64,
+        /// Whether that size comes from the estimator.
+        new_token_count_estimated: bool,
+    },
+    /// EMPTY_SUMMARY: the summary was empty or whitespace.
+    EmptySummary(Run),
+    /// OUTPUT_TRUNCATED: the summary stopped on the output limit.
+    OutputTruncated(Run),
+    /// SUMMARIZER_FAILED, with the cause.
+    SummarizerFailed {
+        /// The run.
+        run: Run,
+        /// What went wrong.
+        cause: SummarizerCause<C>,
+    },
+    /// ABORTED: the host cancelled the run; not a failure.
+    Aborted(Run),
+}
+
+impl<C> CompactionOutcome<C> {
+    /// The status.
+    pub fn status(&self) -> CompactionStatus {
+        match self {
+            CompactionOutcome::Noop { .. } => CompactionStatus::Noop,
+            CompactionOutcome::Compressed { .. } => CompactionStatus::Compressed,
+            CompactionOutcome::Inflated { .. } => CompactionStatus::Inflated,
+            CompactionOutcome::EmptySummary(_) => CompactionStatus::EmptySummary,
+            CompactionOutcome::OutputTruncated(_) => CompactionStatus::OutputTruncated,
+            CompactionOutcome::SummarizerFailed { .. } => CompactionStatus::SummarizerFailed,
+            CompactionOutcome::Aborted(_) => CompactionStatus::Aborted,
+        }
+    }
+
+    /// The run, for every outcome but NOOP.
+    pub fn run(&self) -> Option<&Run> {
+        match self {
+            CompactionOutcome::Noop { .. } => None,
+            CompactionOutcome::Compressed { run, .. }
+            | CompactionOutcome::Inflated { run, .. }
+            | CompactionOutcome::EmptySummary(run)
+            | CompactionOutcome::OutputTruncated(run)
+            | CompactionOutcome::SummarizerFailed { run, .. }
+            | CompactionOutcome::Aborted(run) => Some(run),
+        }
+    }
+
+    /// Why it ran; `None` for NOOP.
+    pub fn trigger(&self) -> Option<Trigger> {
+        self.run().map(|run| run.trigger)
+    }
+
+    /// Whether the run was forced (hard or manual).
+    pub fn forced(&self) -> bool {
+        self.trigger().is_some_and(Trigger::is_forced)
+    }
+
+    /// For NOOP, why.
+    pub fn noop_reason(&self) -> Option<NoopReason> {
+        match self {
+            CompactionOutcome::Noop { reason, .. } => Some(*reason),
+            _ => None,
+        }
+    }
+
+    /// The estimated prompt size the decision was made on.
+    pub fn estimate(&self) -> u64 {
+        match (self, self.run()) {
+            (CompactionOutcome::Noop { estimate, .. }, _) => *estimate,
+            (_, Some(run)) => run.estimate,
+            (_, None) => 0,
+        }
+    }
+
+    /// The tier of [`CompactionOutcome::estimate`].
+    pub fn tier(&self) -> Tier {
+        match (self, self.run()) {
+            (CompactionOutcome::Noop { tier, .. }, _) => *tier,
+            (_, Some(run)) => run.tier,
+            (_, None) => Tier::Safe,
+        }
+    }
+
+    /// Where the verbatim tail starts in the host's history (0 for NOOP).
+    pub fn kept_from(&self) -> usize {
+        self.run().map_or(0, |run| run.kept_from)
+    }
+
+    /// Prompt size before: the last usage, or the estimate when there was
+    /// none; for NOOP, the estimate.
+    pub fn original_token_count(&self) -> u64 {
+        self.run()
+            .map_or_else(|| self.estimate(), |run| run.original_token_count)
+    }
+
+    /// Prompt size of the new history (for INFLATED, the size it would have
+    /// had); equal to [`CompactionOutcome::original_token_count`] when
+    /// nothing changed.
+    pub fn new_token_count(&self) -> u64 {
+        match self {
+            CompactionOutcome::Compressed {
+                new_token_count, ..
+            }
+            | CompactionOutcome::Inflated {
+                new_token_count, ..
+            } => *new_token_count,
+            _ => self.original_token_count(),
+        }
+    }
+
+    /// Whether [`CompactionOutcome::new_token_count`] comes from the
+    /// estimator rather than the summarization call's usage.
+    pub fn new_token_count_estimated(&self) -> bool {
+        match self {
+            CompactionOutcome::Compressed {
+                new_token_count_estimated,
+                ..
+            }
+            | CompactionOutcome::Inflated {
+                new_token_count_estimated,
+                ..
+            } => *new_token_count_estimated,
+            _ => false,
+        }
+    }
+
+    /// The failure count after this outcome.
+    pub fn consecutive_failures(&self) -> u32 {
+        match (self, self.run()) {
+            (
+                CompactionOutcome::Noop {
+                    consecutive_failures,
+                    ..
+                },
+                _,
+            ) => *consecutive_failures,
+            (_, Some(run)) => run.consecutive_failures,
+            (_, None) => 0,
+        }
+    }
+
+    /// COMPRESSED only: the summary text as written into the history.
+    pub fn summary(&self) -> Option<&str> {
+        match self {
+            CompactionOutcome::Compressed { summary, .. } => Some(summary),
+            _ => None,
+        }
+    }
+
+    /// COMPRESSED only: the new history's leading messages.
+    pub fn head(&self) -> Option<&[Content]> {
+        match self {
+            CompactionOutcome::Compressed { head, .. } => Some(head),
+            _ => None,
+        }
+    }
+
+    /// SUMMARIZER_FAILED only: what went wrong.
+    pub fn cause(&self) -> Option<&SummarizerCause<C>> {
+        match self {
+            CompactionOutcome::SummarizerFailed { cause, .. } => Some(cause),
+            _ => None,
+        }
+    }
+
+    /// COMPRESSED only: the new history for `history`, the history the run
+    /// started from (or that history with messages appended since, which
+    /// follow the kept tail in order). `None` on every other status: the
+    /// history stands as it was.
+    pub fn new_history(&self, history: &[Content]) -> Option<Vec<Content>> {
+        let head = self.head()?;
+        let kept_from = self.kept_from().min(history.len());
+        Some(head.iter().chain(&history[kept_from..]).cloned().collect())
+    }
+
+    /// COMPRESSED only: the messages the summary replaced, to export before
+    /// they are gone (compaction is one way); empty otherwise.
+    pub fn replaced<'h>(&self, history: &'h [Content]) -> &'h [Content] {
+        match self.head() {
+            Some(_) => &history[..self.kept_from().min(history.len())],
+            None => &[],
+        }
+    }
+
+    /// Applies the outcome to the host's history in place: on COMPRESSED,
+    /// `history[..kept_from]` becomes the head (messages appended since the
+    /// run started stay after the kept tail) and the replaced messages are
+    /// returned; on every other status nothing changes and nothing is
+    /// returned.
+    pub fn apply_to(&self, history: &mut Vec<Content>) -> Vec<Content> {
+        match self.head() {
+            Some(head) => {
+                let kept_from = self.kept_from().min(history.len());
+                history.splice(..kept_from, head.iter().cloned()).collect()
+            }
+            None => Vec::new(),
+        }
+    }
+}
+
+impl CompactionOutcome<Infallible> {
+    /// The same outcome as one that could carry a host cause of type `C`
+    /// (it carries none).
+    pub fn with_cause_type<C>(self) -> CompactionOutcome<C> {
+        match self {
+            CompactionOutcome::Noop {
+                reason,
+                estimate,
+                tier,
+                consecutive_failures,
+            } => CompactionOutcome::Noop {
+                reason,
+                estimate,
+                tier,
+                consecutive_failures,
+            },
+            CompactionOutcome::Compressed {
+                run,
+                head,
+                summary,
+                new_token_count,
+                new_token_count_estimated,
+            } => CompactionOutcome::Compressed {
+                run,
+                head,
+                summary,
+                new_token_count,
+                new_token_count_estimated,
+            },
+            CompactionOutcome::Inflated {
+                run,
+                new_token_count,
+                new_token_count_estimated,
+            } => CompactionOutcome::Inflated {
+                run,
+                new_token_count,
+                new_token_count_estimated,
+            },
+            CompactionOutcome::EmptySummary(run) => CompactionOutcome::EmptySummary(run),
+            CompactionOutcome::OutputTruncated(run) => CompactionOutcome::OutputTruncated(run),
+            CompactionOutcome::SummarizerFailed { run, cause } => {
+                CompactionOutcome::SummarizerFailed {
+                    run,
+                    cause: match cause {
+                        SummarizerCause::Answer(error) => SummarizerCause::Answer(error),
+                        SummarizerCause::Host { cause, .. } => match cause {},
+                    },
+                }
+            }
+            CompactionOutcome::Aborted(run) => CompactionOutcome::Aborted(run),
+        }
+    }
+}
+
+/// The result object of the JS API (see the module docs). The host's own
+/// error value is not part of it: the caller attaches it.
+impl<C> Serialize for CompactionOutcome<C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let status = self.status();
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("status", &status)?;
+        map.serialize_entry("statusName", status.as_str())?;
+        map.serialize_entry("trigger", &self.trigger())?;
+        map.serialize_entry("forced", &self.forced())?;
+        map.serialize_entry("noopReason", &self.noop_reason())?;
+        map.serialize_entry("estimate", &self.estimate())?;
+        map.serialize_entry("tier", &self.tier())?;
+        map.serialize_entry("keptFrom", &self.kept_from())?;
+        map.serialize_entry("originalTokenCount", &self.original_token_count())?;
+        map.serialize_entry("newTokenCount", &self.new_token_count())?;
+        map.serialize_entry("newTokenCountEstimated", &self.new_token_count_estimated())?;
+        map.serialize_entry("consecutiveFailures", &self.consecutive_failures())?;
+        map.serialize_entry("summary", &self.summary())?;
+        if let Some(head) = self.head() {
+            map.serialize_entry("head", head)?;
+        }
+        match self.cause() {
+            Some(SummarizerCause::Answer(error)) => {
+                map.serialize_entry(
+                    "cause",
+                    &CauseJson {
+                        code: Some(error.code().as_str()),
+                        message: error.message(),
+                    },
+                )?;
+            }
+            Some(SummarizerCause::Host { message, .. }) => {
+                map.serialize_entry(
+                    "cause",
+                    &CauseJson {
+                        code: None,
+                        message,
+                    },
+                )?;
+            }
+            None => {}
+        }
+        map.end()
+    }
+}
+
+/// A cause as the result object writes it.
+#[derive(Serialize)]
+struct CauseJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'a str>,
+    message: &'a str,
+}

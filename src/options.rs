@@ -1,0 +1,241 @@
+//! What a host tunes per chat, and how it is read: the options of
+//! [`crate::Compactor`] ([`CompactionOptions`]), the config a chat starts
+//! from ([`CompactorConfig`]) and the JS constructor's flat options with the
+//! deprecated `hasFailedCompressionAttempt` ([`CompactorConfig::from_json`]).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::calibrated::TokenizerFamily;
+use crate::error::{Error, ErrorCode};
+use crate::estimate::EstimateOptions;
+use crate::ladder::MAX_CONSECUTIVE_FAILURES;
+use crate::read::{CHAT_WINDOW, Fields, PERCENT, describe, non_finite};
+use crate::retention::RetentionSettings;
+use crate::settings::Settings;
+use crate::summary_request::PromptSettings;
+
+/// Everything the host can tune, read once per chat.
+///
+/// The estimator defaults to `conservative` (tokenizer `universal`): these
+/// options drive threshold decisions, where an estimate may only make
+/// compaction trigger earlier, and the conservative estimator rarely
+/// under-counts (see README, "Which estimator").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionOptions {
+    /// `imageTokenEstimate`, `estimator` and `tokenizer`.
+    #[serde(flatten)]
+    pub estimate: EstimateOptions,
+    /// `excludeMessages` and `excludeContextWindowPercent`.
+    #[serde(flatten)]
+    pub retention: RetentionSettings,
+    /// `systemPrompt` (replaces the default) and `extraInstructions` (appended).
+    #[serde(flatten)]
+    pub prompt: PromptSettings,
+}
+
+impl Default for CompactionOptions {
+    fn default() -> Self {
+        CompactionOptions {
+            estimate: EstimateOptions::for_thresholds(TokenizerFamily::Universal),
+            retention: RetentionSettings::default(),
+            prompt: PromptSettings::default(),
+        }
+    }
+}
+
+impl CompactionOptions {
+    /// The option names [`CompactionOptions::from_json`] reads.
+    pub const FIELDS: [&'static str; 7] = [
+        "imageTokenEstimate",
+        "estimator",
+        "tokenizer",
+        "excludeMessages",
+        "excludeContextWindowPercent",
+        "systemPrompt",
+        "extraInstructions",
+    ];
+
+    /// Reads options from plain JSON over the defaults (`null` gives the
+    /// defaults; a missing estimator is the default for threshold decisions,
+    /// not the estimate functions' `reference`). Unknown fields are errors
+    /// that list the known ones; `code` is the error code to report
+    /// (`INVALID_ARGUMENT` for a host's options, `INVALID_STATE` inside a
+    /// saved state).
+    ///
+    /// ```
+    /// use compaction_core::{CompactionOptions, Estimator};
+    /// let o = CompactionOptions::from_json(&serde_json::json!({ "excludeMessages": 4 }), "options", compaction_core::ErrorCode::InvalidArgument).unwrap();
+    /// assert_eq!((o.retention.exclude_messages, o.estimate.estimator), (4, Estimator::Conservative));
+    /// ```
+    pub fn from_json(
+        value: &Value,
+        path: &str,
+        code: ErrorCode,
+    ) -> Result<CompactionOptions, Error> {
+        let fields = Fields::of(value, path, code)?;
+        fields.only(&Self::FIELDS)?;
+        CompactionOptions::read_fields(&fields)
+    }
+
+    /// Reads the option fields of a larger object (the chat's options).
+    fn read_fields(fields: &Fields<'_>) -> Result<CompactionOptions, Error> {
+        let defaults = CompactionOptions::default();
+        let text = |key: &str| -> Result<Option<String>, Error> {
+            Ok(fields.string(key)?.map(str::to_string))
+        };
+        Ok(CompactionOptions {
+            estimate: EstimateOptions::read_fields(fields, defaults.estimate)?,
+            retention: RetentionSettings {
+                exclude_messages: fields
+                    .small_count("excludeMessages")?
+                    .unwrap_or(defaults.retention.exclude_messages),
+                exclude_context_window_percent: fields
+                    .rule("excludeContextWindowPercent", &PERCENT)?
+                    .unwrap_or(defaults.retention.exclude_context_window_percent),
+            },
+            prompt: PromptSettings {
+                system_prompt: text("systemPrompt")?,
+                extra_instructions: text("extraInstructions")?,
+            },
+        })
+    }
+
+    /// Options from loaded settings, the prompt left at its default.
+    pub fn from_settings(settings: &Settings) -> CompactionOptions {
+        CompactionOptions {
+            estimate: EstimateOptions {
+                image_token_estimate: settings.image_token_estimate,
+                ..CompactionOptions::default().estimate
+            },
+            retention: RetentionSettings {
+                exclude_messages: settings.exclude_messages,
+                exclude_context_window_percent: settings.exclude_context_window_percent,
+            },
+            prompt: PromptSettings::default(),
+        }
+    }
+
+    /// Checks values set from Rust (the readers check them as they read).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.estimate.validate()?;
+        PERCENT.check(
+            "excludeContextWindowPercent",
+            self.retention.exclude_context_window_percent,
+        )?;
+        Ok(())
+    }
+}
+
+/// What a [`crate::Compactor`] starts from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactorConfig {
+    /// The model's context window, in tokens (≥ 1).
+    pub window: f64,
+    /// Estimation, retention and prompt options.
+    pub options: CompactionOptions,
+    /// Failures carried over from an earlier run (the SDK's
+    /// `consecutiveFailures`; the old `hasFailedCompressionAttempt: true` is 3).
+    pub consecutive_failures: u32,
+}
+
+/// The warning for the deprecated `hasFailedCompressionAttempt` option.
+pub const LEGACY_OPTION_WARNING: &str = "compaction-core: hasFailedCompressionAttempt is deprecated; pass \
+     consecutiveFailures (true maps to 3, false to 0).";
+
+/// A [`CompactorConfig`] read from a host's options, and the warnings the
+/// read produced (the host prints them once).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadConfig {
+    /// The config.
+    pub config: CompactorConfig,
+    /// One line per warning (the deprecated option).
+    pub warnings: Vec<String>,
+}
+
+impl CompactorConfig {
+    /// A config with default options and no failures.
+    pub fn new(window: f64) -> CompactorConfig {
+        CompactorConfig {
+            window,
+            options: CompactionOptions::default(),
+            consecutive_failures: 0,
+        }
+    }
+
+    /// The option names [`CompactorConfig::from_json`] reads besides
+    /// [`CompactionOptions::FIELDS`].
+    pub const CHAT_FIELDS: [&'static str; 3] = [
+        "window",
+        "consecutiveFailures",
+        "hasFailedCompressionAttempt",
+    ];
+
+    /// Reads a chat's options, flat as the JS constructor takes them
+    /// (`{ window, consecutiveFailures?, ...CompactionOptions }`). The
+    /// deprecated `hasFailedCompressionAttempt` maps true to 3 failures and
+    /// false to 0 when `consecutiveFailures` is absent, with a warning. A
+    /// window that is not a number is `INVALID_ARGUMENT`; NaN, ±Infinity or
+    /// below 1 is `INVALID_WINDOW`; any other bad option `INVALID_ARGUMENT`.
+    ///
+    /// ```
+    /// use compaction_core::CompactorConfig;
+    /// let read = CompactorConfig::from_json(&serde_json::json!({ "window": 1e5, "hasFailedCompressionAttempt": true })).unwrap();
+    /// assert_eq!((read.config.consecutive_failures, read.warnings.len()), (3, 1));
+    /// ```
+    pub fn from_json(value: &Value) -> Result<ReadConfig, Error> {
+        if !value.is_object() || non_finite(value).is_some() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "options must be an object such as {{ window: 200000 }}, got {}",
+                    describe(value)
+                ),
+            ));
+        }
+        let f = Fields::of(value, "options", ErrorCode::InvalidArgument)?;
+        let known: Vec<&str> = Self::CHAT_FIELDS
+            .iter()
+            .chain(CompactionOptions::FIELDS.iter())
+            .copied()
+            .collect();
+        f.only(&known)?;
+        let window = match f.get("window") {
+            None => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.window is missing: the model's context window in tokens",
+                ));
+            }
+            // A number of the wrong kind is INVALID_WINDOW; not a number at
+            // all, INVALID_ARGUMENT (as for every other argument).
+            Some(v) => match v.as_f64().or_else(|| non_finite(v)) {
+                Some(n) => CHAT_WINDOW.check("options.window", n)?,
+                None => return Err(f.bad("window", v, "a number")),
+            },
+        };
+        let mut warnings = Vec::new();
+        let consecutive_failures = match f.small_count("consecutiveFailures")? {
+            Some(n) => n,
+            None => match f.get("hasFailedCompressionAttempt") {
+                None => 0,
+                Some(Value::Bool(failed)) => {
+                    warnings.push(LEGACY_OPTION_WARNING.to_string());
+                    if *failed { MAX_CONSECUTIVE_FAILURES } else { 0 }
+                }
+                Some(other) => {
+                    return Err(f.bad("hasFailedCompressionAttempt", other, "a boolean"));
+                }
+            },
+        };
+        Ok(ReadConfig {
+            config: CompactorConfig {
+                window,
+                options: CompactionOptions::read_fields(&f)?,
+                consecutive_failures,
+            },
+            warnings,
+        })
+    }
+}
