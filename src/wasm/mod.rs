@@ -92,6 +92,20 @@ pub fn ladder_constants() -> String {
     json_api::ladder_constants()
 }
 
+/// The statuses, name to number: scripts/build writes the JS
+/// `CompressionStatus` enum from it (the web build needs the enum before
+/// `init()`, so it is generated, not read at run time).
+#[wasm_bindgen]
+pub fn statuses() -> String {
+    json_api::statuses()
+}
+
+/// Every error code: scripts/build checks the `.d.ts` declares exactly these.
+#[wasm_bindgen]
+pub fn error_codes() -> String {
+    json_api::error_codes()
+}
+
 /// `new ChatCompactor(options)`.
 #[wasm_bindgen]
 pub fn chat_create(options: &str) -> String {

@@ -11,6 +11,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 
 const require = createRequire(import.meta.url);
@@ -20,8 +21,11 @@ const { ChatCompactor, CompressionStatus } = cc;
 // The short run (scripts/test) is 15× the counts written below: about a minute.
 const SCALE = Number(process.env.FUZZ_RUNS ?? 15);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
-const CODES = new Set(["INVALID_WINDOW", "INVALID_ARGUMENT", "INVALID_CONTENT", "INVALID_SETTINGS", "INVALID_STATE", "BUSY",
-  "STALE_REQUEST", "INVALID_ANSWER"]);
+// The documented codes: those the package's .d.ts declares (scripts/build
+// checks that they are exactly the core's).
+const DTS = readFileSync(new URL("../../pkg/node/compaction_core.d.ts", import.meta.url), "utf8");
+const CODES = new Set([...DTS.match(/type CompactionErrorCode =([^;]*);/)[1].matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]));
+assert.ok(CODES.size >= 8 && CODES.has("BUSY"), "the codes are read from the .d.ts");
 const TIERS = new Set(["safe", "warn", "auto", "hard"]);
 const TIP_IDS = new Set(["context-warn", "context-high", "context-critical"]);
 

@@ -11,8 +11,11 @@
 // stable `code`.
 //
 // `./wasm.js` is the wasm-bindgen glue of the target being built (web,
-// bundler or node); scripts/build stages it next to this file.
+// bundler or node) and `./statuses.js` the core's list of statuses;
+// scripts/build stages both next to this file.
 import * as wasm from "./wasm.js";
+// The statuses, name → number, written by scripts/build from the core's list.
+import { STATUSES } from "./statuses.js";
 
 const ERROR_NAME = "CompactionError";
 const BUSY_MESSAGE = "the chat is in use by another call; wait for it to finish";
@@ -160,16 +163,9 @@ function warnOnce(message) {
  * (1–6) plus this library's 7 and 8; frozen, with the reverse mapping
  * (`CompressionStatus[1] === "COMPRESSED"`) as a TypeScript enum has.
  */
-export const CompressionStatus = Object.freeze({
-  COMPRESSED: 1, 1: "COMPRESSED",
-  INFLATED: 2, 2: "INFLATED",
-  TOKEN_COUNT_ERROR: 3, 3: "TOKEN_COUNT_ERROR",
-  EMPTY_SUMMARY: 4, 4: "EMPTY_SUMMARY",
-  NOOP: 5, 5: "NOOP",
-  OUTPUT_TRUNCATED: 6, 6: "OUTPUT_TRUNCATED",
-  SUMMARIZER_FAILED: 7, 7: "SUMMARIZER_FAILED",
-  ABORTED: 8, 8: "ABORTED",
-});
+export const CompressionStatus = Object.freeze(
+  Object.fromEntries(Object.entries(STATUSES).flatMap(([name, code]) => [[name, code], [code, name]])),
+);
 
 /** The three-tier ladder for a context window of `window` tokens. */
 export function computeThresholds(window) {
