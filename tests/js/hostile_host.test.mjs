@@ -389,3 +389,17 @@ test("the wasm cannot call host JS: its only import is wasm-bindgen's table set-
     assert.deepEqual(imports, ["__wbindgen_init_externref_table"], build);
   }
 });
+
+test("lone surrogates anywhere in a history: counted, compacted, never an error", async () => {
+  for (const mode of Object.values(MODES)) {
+    const chat = chatAt(mode.tokens);
+    const history = makeHistory(12);
+    history[1] = { role: "model", parts: [{ text: "broken \ud800 high and \udc00 low" }] };
+    history[history.length - 1] = { role: "model", parts: [{ text: "tail \udbff end" }] };
+    let seen;
+    const r = await mode.run(chat, history, async (request) => { seen = JSON.stringify(request); return GOOD; });
+    assert.equal(r.status, S.COMPRESSED, r.statusName);
+    assert.match(seen, /broken \ufffd high and \ufffd low/, "read as U+FFFD");
+    assert.equal(r.history[r.history.length - 1], history[history.length - 1], "the host's own object, surrogate and all");
+  }
+});
