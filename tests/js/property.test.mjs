@@ -365,13 +365,16 @@ async function oneRun(generated) {
   } catch {
     snapshot = null;
   }
+  // What the test itself can read of the history (a revoked proxy, or a
+  // proxy whose every read throws, is not an array the test can compare).
   let isArray = false;
+  let started = null;
   try {
     isArray = Array.isArray(h);
+    started = isArray ? Array.prototype.slice.call(h) : null;
   } catch {
-    // A revoked proxy.
+    isArray = false;
   }
-  const started = isArray ? h.slice() : null;
   const added = [];
   let inner;
   const summarize = async () => {
