@@ -268,7 +268,7 @@ pub struct Chats {
     next: u32,
 }
 
-/// The states' `busy` / `window` view, as `state()` returns it.
+/// What [`Chats::state`] returns.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ChatState<'a> {

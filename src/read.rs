@@ -171,7 +171,7 @@ impl<'a> Fields<'a> {
     /// empty one).
     pub fn of(value: &'a Value, path: &'a str, code: ErrorCode) -> Result<Fields<'a>, Error> {
         match value {
-            Value::Object(map) => Ok(Fields {
+            Value::Object(map) if non_finite(value).is_none() => Ok(Fields {
                 map: Some(map),
                 path,
                 code,

@@ -376,6 +376,12 @@ fn non_finite_markers_are_named_where_they_are_read() {
         update["ignored"],
         json!(["totalTokenCount must be a number of tokens >= 0, got NaN"])
     );
+    // A marker where an object belongs is a number, not an object.
+    assert_err(
+        json_api::estimate_text_tokens("x", r#"{"$nonFinite":"NaN"}"#),
+        "INVALID_ARGUMENT",
+        "options must be an object, got NaN",
+    );
     let mut state = ok(chats.save(handle));
     state["window"] = json!({ "$nonFinite": "Infinity" });
     assert_err(chats.restore(&state.to_string()), "INVALID_STATE", "window");
