@@ -1,24 +1,191 @@
-//! The JavaScript API: the only module that knows about JS.
+//! The wasm exports: one-liners over [`crate::json_api`].
 //!
-//! Every shape crossing the boundary is declared once, by hand, in
-//! `types.d.ts` and referenced from the bindings with
-//! `unchecked_param_type` / `unchecked_return_type`. Bad input from JS
-//! becomes a `CompactionError` with a stable `code`; nothing from outside
-//! can trap the module.
+//! Strings and numbers in, a JSON envelope string out (`{"ok": …}` or
+//! `{"error": {"code", "message"}}`). The wasm never calls into host JS and
+//! never throws: every interaction with the host — `JSON.stringify`, the
+//! `summarize` callback, abort signals, promises — is in the hand-written
+//! JS layer (`src/wasm/js/api.js`), in plain JS inside try/catch. So nothing
+//! a host passes can unwind through the wasm or leave it half-changed.
+//!
+//! The chats live in one [`Chats`] registry per module instance; JS holds
+//! `u32` handles into it.
 
-mod chat;
-mod convert;
-mod error;
-mod functions;
+use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = include_str!("types.d.ts");
+use crate::json_api::{self, Chats};
 
-/// Installs the panic hook, so that a bug (never bad input) shows its
-/// message in the console instead of a bare "unreachable" trap.
-#[wasm_bindgen(start, skip_typescript)]
-fn start() {
-    console_error_panic_hook::set_once();
+thread_local! {
+    /// Every chat of this module instance. Wasm is single-threaded and never
+    /// re-entered (it calls no JS), so the borrow below is never contended.
+    static CHATS: RefCell<Chats> = RefCell::new(Chats::new());
+}
+
+/// Runs `f` on the registry.
+fn chats<F: FnOnce(&mut Chats) -> String>(f: F) -> String {
+    CHATS.with(|chats| f(&mut chats.borrow_mut()))
+}
+
+/// `computeThresholds`.
+#[wasm_bindgen]
+pub fn compute_thresholds(window: f64) -> String {
+    json_api::compute_thresholds(window)
+}
+
+/// `currentTier`.
+#[wasm_bindgen]
+pub fn current_tier(tokens: f64, thresholds: &str) -> String {
+    json_api::current_tier(tokens, thresholds)
+}
+
+/// `estimateContentTokens`.
+#[wasm_bindgen]
+pub fn estimate_content_tokens(contents: &str, options: &str) -> String {
+    json_api::estimate_content_tokens(contents, options)
+}
+
+/// `estimateTextTokens` (`text` raw, not JSON).
+#[wasm_bindgen]
+pub fn estimate_text_tokens(text: &str, options: &str) -> String {
+    json_api::estimate_text_tokens(text, options)
+}
+
+/// `estimatePromptTokens`.
+#[wasm_bindgen]
+pub fn estimate_prompt_tokens(
+    history: &str,
+    user_message: &str,
+    last: f64,
+    options: &str,
+) -> String {
+    json_api::estimate_prompt_tokens(history, user_message, last, options)
+}
+
+/// `selectTip`.
+#[wasm_bindgen]
+pub fn select_tip(context: &str) -> String {
+    json_api::select_tip(context)
+}
+
+/// `contextReport`.
+#[wasm_bindgen]
+pub fn context_report(tokens: f64, window: f64) -> String {
+    json_api::context_report(tokens, window)
+}
+
+/// `formatContextReport`.
+#[wasm_bindgen]
+pub fn format_context_report(tokens: f64, window: f64) -> String {
+    json_api::format_context_report(tokens, window)
+}
+
+/// `loadSettings`.
+#[wasm_bindgen]
+pub fn load_settings(settings: &str) -> String {
+    json_api::load_settings(settings)
+}
+
+/// `ladderConstants`.
+#[wasm_bindgen]
+pub fn ladder_constants() -> String {
+    json_api::ladder_constants()
+}
+
+/// The statuses, name to number: scripts/build writes the JS
+/// `CompressionStatus` enum from it (the web build needs the enum before
+/// `init()`, so it is generated, not read at run time).
+#[wasm_bindgen]
+pub fn statuses() -> String {
+    json_api::statuses()
+}
+
+/// Every error code: scripts/build checks the `.d.ts` declares exactly these.
+#[wasm_bindgen]
+pub fn error_codes() -> String {
+    json_api::error_codes()
+}
+
+/// `new ChatCompactor(options)`.
+#[wasm_bindgen]
+pub fn chat_create(options: &str) -> String {
+    chats(|c| c.create(options))
+}
+
+/// `ChatCompactor.restore(state)`.
+#[wasm_bindgen]
+pub fn chat_restore(state: &str) -> String {
+    chats(|c| c.restore(state))
+}
+
+/// `chat.free()`.
+#[wasm_bindgen]
+pub fn chat_free(handle: u32) -> String {
+    chats(|c| c.free(handle))
+}
+
+/// `chat.save()`.
+#[wasm_bindgen]
+pub fn chat_save(handle: u32) -> String {
+    chats(|c| c.save(handle))
+}
+
+/// The getters: window, thresholds, lastPromptTokenCount, consecutiveFailures, busy.
+#[wasm_bindgen]
+pub fn chat_state(handle: u32) -> String {
+    chats(|c| c.state(handle))
+}
+
+/// `chat.setWindow(window)`.
+#[wasm_bindgen]
+pub fn chat_set_window(handle: u32, window: f64) -> String {
+    chats(|c| c.set_window(handle, window))
+}
+
+/// `chat.reportUsage(usage)`.
+#[wasm_bindgen]
+pub fn chat_report_usage(handle: u32, usage: &str) -> String {
+    chats(|c| c.report_usage(handle, usage))
+}
+
+/// `chat.usage()`.
+#[wasm_bindgen]
+pub fn chat_usage(handle: u32) -> String {
+    chats(|c| c.usage(handle))
+}
+
+/// Whether `beforeSend` must serialize the history.
+#[wasm_bindgen]
+pub fn chat_needs_history(handle: u32, user_message: &str) -> String {
+    chats(|c| c.needs_history(handle, user_message))
+}
+
+/// `chat.beforeSend`: the first step.
+#[wasm_bindgen]
+pub fn chat_before_send(handle: u32, history: &str, user_message: &str) -> String {
+    chats(|c| c.before_send(handle, history, user_message))
+}
+
+/// `chat.compact`: the first step (`focus` "" = none).
+#[wasm_bindgen]
+pub fn chat_compact(handle: u32, history: &str, focus: &str) -> String {
+    chats(|c| c.compact(handle, history, focus))
+}
+
+/// The callback's answer, as JSON: the next step.
+#[wasm_bindgen]
+pub fn chat_answer(handle: u32, id: f64, answer: &str) -> String {
+    chats(|c| c.answer(handle, id, answer))
+}
+
+/// The callback threw or rejected with `message`: the next step.
+#[wasm_bindgen]
+pub fn chat_fail(handle: u32, id: f64, message: &str) -> String {
+    chats(|c| c.fail(handle, id, message))
+}
+
+/// The host aborted the run: the next step.
+#[wasm_bindgen]
+pub fn chat_abort(handle: u32, id: f64) -> String {
+    chats(|c| c.abort(handle, id))
 }

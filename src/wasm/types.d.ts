@@ -132,7 +132,7 @@ export type CompactionErrorCode =
 export interface CompactionError extends Error {
   name: "CompactionError";
   code: CompactionErrorCode;
-  /** The host's own error, when its callback failed. */
+  /** The host's own error: what its callback threw, or what reading its value (a getter, `toJSON`, a proxy) threw. */
   cause?: unknown;
 }
 
@@ -209,8 +209,44 @@ export interface SummaryRequest {
 /** The host's answer: the summary text, the provider's stop reason, and the call's usage. */
 export interface SummaryAnswer { text: string; finishReason?: string | null; usage?: UsageReport | null }
 
+/** What `summarize` gets beside the request. */
+export interface SummarizeContext {
+  /** Aborts when the run is aborted (your `signal`, or one the library makes): pass it to your HTTP call. */
+  signal: AbortSignal;
+}
+
 /** The host's side query: runs `request` through a model. A thrown error or rejection is a failed run. */
-export type Summarize = (request: SummaryRequest) => Promise<SummaryAnswer | string> | SummaryAnswer | string;
+export type Summarize = (request: SummaryRequest, context: SummarizeContext) => Promise<SummaryAnswer | string> | SummaryAnswer | string;
+
+/** The library's constants, from `ladderConstants()`. */
+export interface LadderConstants {
+  /** `auto` is at least `pct × window` (0.7). */
+  pct: number;
+  /** `warn` is at least `(pct − warnPctOffset) × window` (0.1). */
+  warnPctOffset: number;
+  /** The summarization call's `maxOutputTokens` (20 000). */
+  compactMaxOutputTokens: number;
+  /** Reserved for the summary: `effectiveWindow = window − summaryReserve` (20 000). */
+  summaryReserve: number;
+  /** `auto` is at least `effectiveWindow − autocompactBuffer` (13 000). */
+  autocompactBuffer: number;
+  /** `warn` is at least `auto − warnBuffer` (20 000). */
+  warnBuffer: number;
+  /** `hard` is at least `effectiveWindow − hardBuffer` (3 000). */
+  hardBuffer: number;
+  /** Non-forced failures in a row that open the breaker (3). */
+  maxConsecutiveFailures: number;
+  /** Tokens per image or document when not set (1 600). */
+  defaultImageTokenEstimate: number;
+  /** The tag the summary message opens with. */
+  summaryOpenTag: string;
+  /** The tag the summary message closes with. */
+  summaryCloseTag: string;
+  /** The model's acknowledgement that follows the summary. */
+  acknowledgement: string;
+  /** The message that bridges the summary to the kept messages. */
+  bridge: string;
+}
 
 /** Options of `beforeSend`. */
 export interface BeforeSendOptions { signal?: AbortSignal }

@@ -58,6 +58,15 @@ async function session(): Promise<void> {
 }
 void session;
 
+import { ladderConstants, type LadderConstants, type SummarizeContext } from "compaction-core";
+const constants: LadderConstants = ladderConstants();
+const tags: string = constants.summaryOpenTag + constants.summaryCloseTag;
+const withSignal: Summarize = async (request: SummaryRequest, { signal }: SummarizeContext) => {
+  const aborted: boolean = signal.aborted;
+  return aborted ? "" : { text: request.systemInstruction };
+};
+void [tags, withSignal];
+
 import { estimateTextTokens, type EstimateOptions, type TipContext, type TokenizerFamily, type Estimator } from "compaction-core";
 const family: TokenizerFamily = "o200k";
 const which: Estimator = "conservative";

@@ -1,0 +1,298 @@
+// ---- The API of compaction-core: the chat class, the enum and the functions. ----
+// Written by hand beside src/wasm/js/api.js, which implements it; the shapes are in ../types.d.ts.
+
+/**
+ * The compaction state of one chat: the window, the last prompt size the
+ * provider reported, the failure count and the options. Call
+ * `reportUsage` after every model response and `beforeSend` before every
+ * user message; `compact` is the manual `/compact`.
+ *
+ * @example
+ * ```ts
+ * const chat = new ChatCompactor({ window: 200_000 });
+ * const result = await chat.beforeSend(history, userMessage, summarize);
+ * history = result.history;                       // new on COMPRESSED, the same array otherwise
+ * const reply = await callModel([...history, userMessage]);
+ * chat.reportUsage(reply.usageMetadata);
+ * ```
+ */
+export class ChatCompactor {
+    /**
+     * Releases the chat. Any later call on it throws a `CompactionError`
+     * (`INVALID_STATE`); a run in flight rejects with it. A chat the host
+     * forgets without calling this is freed when it is garbage-collected.
+     */
+    free(): void;
+    /** `free()`, for `using chat = new ChatCompactor(…)`. */
+    [Symbol.dispose](): void;
+    /**
+     * The check before sending `userMessage` (SPEC §3): at `hard` the
+     * breaker is reset and compaction is forced; with the breaker open or
+     * below `auto` nothing happens; at `auto` the history is compacted
+     * through `summarize` (thinking off, `maxOutputTokens` ≤ 20 000).
+     * Resolves to the result; rejects only with a `CompactionError` for
+     * bad arguments, `BUSY`, or `INVALID_STATE` (the chat was freed). An
+     * aborted `signal` gives status ABORTED.
+     *
+     * `summarize` is called as `summarize(request, { signal })`: the signal
+     * (yours, or one the library makes) aborts when the run is aborted, so
+     * you can cancel your HTTP call. An abort at any moment — before the
+     * call, from inside it, while it runs — settles the run at once as
+     * ABORTED. The history is read when the run starts: messages you append
+     * while `summarize` runs follow the kept tail in the COMPRESSED result.
+     *
+     * @example
+     * ```ts
+     * const result = await chat.beforeSend(history, userMessage, async (request) => {
+     *   const r = await gemini.models.generateContent({ model, contents: request.contents,
+     *     config: { systemInstruction: request.systemInstruction, ...request.config } });
+     *   return { text: r.text ?? "", finishReason: r.candidates?.[0]?.finishReason, usage: r.usageMetadata };
+     * });
+     * if (result.status === CompressionStatus.COMPRESSED) history = result.history;
+     * ```
+     */
+    beforeSend(history: Content[], userMessage: Content, summarize: Summarize, options?: BeforeSendOptions | null): Promise<CompactionResult>;
+    /**
+     * Manual compaction (`/compact`): forced, whatever the size and the
+     * breaker; a failure is not counted. `focus` is appended to the prompt.
+     * `summarize` and `signal` behave as in `beforeSend`.
+     *
+     * @example
+     * ```ts
+     * const result = await chat.compact(history, summarize, { focus: "keep the API design decisions" });
+     * ```
+     */
+    compact(history: Content[], summarize: Summarize, options?: CompactOptions | null): Promise<CompactionResult>;
+    /**
+     * A chat with a context window of `options.window` tokens.
+     * `hasFailedCompressionAttempt` (deprecated) is accepted: true → 3
+     * consecutive failures, false → 0, with a one-time warning.
+     *
+     * @example
+     * ```ts
+     * new ChatCompactor({ window: 128_000, excludeMessages: 3, consecutiveFailures: 0 });
+     * ```
+     */
+    constructor(options: ChatCompactorOptions);
+    /**
+     * Takes the prompt size from a response's usage, in any provider's
+     * names (Gemini `usageMetadata`, OpenAI `usage`, Anthropic `usage`).
+     * Missing, negative or non-numeric counts are ignored, never trusted.
+     *
+     * @example
+     * ```ts
+     * chat.reportUsage({ promptTokenCount: 90_000, candidatesTokenCount: 800, totalTokenCount: 90_800 });
+     * ```
+     */
+    reportUsage(usage: UsageReport): UsageUpdate;
+    /**
+     * A chat restored from `save()`'s output (e.g. after a webview reload).
+     *
+     * @example
+     * ```ts
+     * const chat = ChatCompactor.restore(JSON.parse(localStorage.chatState));
+     * ```
+     */
+    static restore(state: SavedState): ChatCompactor;
+    /**
+     * The state as plain JSON data, for `ChatCompactor.restore`. A run in
+     * flight is not part of it.
+     *
+     * @example
+     * ```ts
+     * localStorage.chatState = JSON.stringify(chat.save());
+     * ```
+     */
+    save(): SavedState;
+    /**
+     * Changes the window (the user switched models).
+     *
+     * @example
+     * ```ts
+     * chat.setWindow(1_000_000);
+     * ```
+     */
+    setWindow(window: number): void;
+    /**
+     * The context-usage indicator for the last prompt size: percent used,
+     * tier, tokens left before `auto`, whether the footer shows.
+     *
+     * @example
+     * ```ts
+     * const { percentUsed, tier } = chat.usage();
+     * ```
+     */
+    usage(): ContextReport;
+    /**
+     * Whether a compaction is running (its `summarize` call has not settled).
+     */
+    readonly busy: boolean;
+    /**
+     * Non-forced compaction failures in a row (the breaker opens at 3).
+     */
+    readonly consecutiveFailures: number;
+    /**
+     * The prompt size the provider last reported (0: none yet), or the
+     * size after the last compaction.
+     */
+    readonly lastPromptTokenCount: number;
+    /**
+     * The ladder for the window.
+     */
+    readonly thresholds: Thresholds;
+    /**
+     * The context window, in tokens.
+     */
+    readonly window: number;
+}
+
+/**
+ * The statuses of a compaction, numbered as in the reference
+ * implementation (1–6) plus this library's 7 and 8.
+ */
+export enum CompressionStatus {
+    /**
+     * The history was compacted: use the result's `history`.
+     */
+    COMPRESSED = 1,
+    /**
+     * The summary would have made the prompt larger; nothing changed.
+     */
+    INFLATED = 2,
+    /**
+     * Kept for the reference's numbering; not produced (the estimator is the fallback).
+     */
+    TOKEN_COUNT_ERROR = 3,
+    /**
+     * The summary was empty; nothing changed.
+     */
+    EMPTY_SUMMARY = 4,
+    /**
+     * Nothing to do: below `auto`, breaker open, or nothing to compress.
+     */
+    NOOP = 5,
+    /**
+     * The summary stopped on the output limit; nothing changed.
+     */
+    OUTPUT_TRUNCATED = 6,
+    /**
+     * The `summarize` callback threw, rejected or answered something malformed; nothing changed.
+     */
+    SUMMARIZER_FAILED = 7,
+    /**
+     * The host aborted the run; nothing changed, not counted as a failure.
+     */
+    ABORTED = 8,
+}
+
+/**
+ * The three-tier ladder for a context window of `window` tokens.
+ *
+ * @example
+ * ```ts
+ * computeThresholds(200_000);
+ * // { window: 200000, effectiveWindow: 180000, warn: 147000, auto: 167000, hard: 177000,
+ * //   warnRule: "abs", autoRule: "abs", hardRule: "abs" }
+ * ```
+ */
+export function computeThresholds(window: number): Thresholds;
+
+/**
+ * The `/context` data for a prompt of `tokens` tokens in a window: the
+ * ladder, the tier, percent used, tokens left before `auto`, and whether a
+ * footer indicator should show.
+ *
+ * @example
+ * ```ts
+ * contextReport(150_000, 200_000).tokensUntilAuto; // 17000
+ * ```
+ */
+export function contextReport(tokens: number, window: number): ContextReport;
+
+/**
+ * The tier a prompt of `tokens` tokens is in (`hard` is checked first).
+ *
+ * @example
+ * ```ts
+ * currentTier(150_000, computeThresholds(200_000)); // "warn"
+ * ```
+ */
+export function currentTier(tokens: number, thresholds: Thresholds): Tier;
+
+/**
+ * Estimated tokens of a list of messages, rounded up once.
+ *
+ * @example
+ * ```ts
+ * estimateContentTokens([{ role: "user", parts: [{ text: "hello world" }] }]); // 3
+ * ```
+ */
+export function estimateContentTokens(contents: Content[], options?: EstimateOptions | null): number;
+
+/**
+ * Estimated size of the prompt about to be sent: `lastPromptTokenCount` plus
+ * the new message, or the whole history plus the message when the count is 0.
+ *
+ * @example
+ * ```ts
+ * estimatePromptTokens(history, { role: "user", parts: [{ text: "hello world" }] }, 50_000); // 50003
+ * ```
+ */
+export function estimatePromptTokens(history: Content[], userMessage: Content, lastPromptTokenCount: number, options?: EstimateOptions | null): number;
+
+/**
+ * Estimated tokens of one text, rounded up: the text estimator alone, no
+ * message overhead.
+ *
+ * @example
+ * ```ts
+ * estimateTextTokens("hello world"); // 3 (the spec's rule: 11 characters ÷ 4)
+ * estimateTextTokens("你好，世界", { estimator: "calibrated", tokenizer: "o200k" });
+ * ```
+ */
+export function estimateTextTokens(text: string, options?: EstimateOptions | null): number;
+
+/**
+ * The `/context` block as text.
+ *
+ * @example
+ * ```ts
+ * formatContextReport(150_000, 200_000);
+ * // "Compaction thresholds\n  Effective window:   180,000  (window − 20,000 reserve)\n ..."
+ * ```
+ */
+export function formatContextReport(tokens: number, window: number): string;
+
+/**
+ * Loads settings from a parsed settings object. Each distinct warning goes
+ * to `console.warn` once per page (or process), and all are returned.
+ *
+ * @example
+ * ```ts
+ * loadSettings({ chatCompression: { contextPercentageThreshold: 0.5 } }).warnings.length; // 1
+ * ```
+ */
+export function loadSettings(settings?: SettingsFile | null): LoadedSettings;
+
+/**
+ * The context tip to show after a response, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * selectTip({ lastPromptTokenCount: 150_000, contextWindowSize: 200_000 })?.id; // "context-warn"
+ * ```
+ */
+export function selectTip(context: TipContext): Tip | undefined;
+
+/**
+ * The library's constants: the ladder's rules (`pct`, the buffers), the
+ * summarization call's output cap, the breaker's limit, the default image
+ * estimate, and the messages a summary becomes. For display (a page that
+ * explains the ladder) — never needed to use the library.
+ *
+ * @example
+ * ```ts
+ * const { pct, autocompactBuffer, maxConsecutiveFailures } = ladderConstants(); // 0.7, 13000, 3
+ * ```
+ */
+export function ladderConstants(): LadderConstants;

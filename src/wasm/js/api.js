@@ -1,0 +1,574 @@
+// The JavaScript API of compaction-core, written by hand over the wasm's
+// JSON-text exports (src/wasm/mod.rs, one-liners over src/json_api.rs).
+//
+// Why JS owns the boundary: every interaction with the host — reading its
+// values (JSON.stringify, getters, proxies, toJSON), its `summarize`
+// callback, its abort signal, promises — happens here, in plain JS, inside
+// try/catch. The wasm only ever receives strings and numbers and returns a
+// JSON envelope string: `{"ok": value}` or `{"error": {code, message}}`. So
+// nothing the host passes can unwind through the wasm, leak its stack or
+// leave a promise unsettled; every failure is a `CompactionError` with a
+// stable `code`.
+//
+// `./wasm.js` is the wasm-bindgen glue of the target being built (web,
+// bundler or node) and `./statuses.js` the core's list of statuses;
+// scripts/build stages both next to this file.
+import * as wasm from "./wasm.js";
+// The statuses, name → number, written by scripts/build from the core's list.
+import { STATUSES } from "./statuses.js";
+
+const ERROR_NAME = "CompactionError";
+const BUSY_MESSAGE = "the chat is in use by another call; wait for it to finish";
+const FREED_MESSAGE = "this chat was freed";
+
+/** A real `Error` named `CompactionError` with `.code` (and `.cause` when given). */
+function compactionError(code, message, cause) {
+  const error = new Error(message);
+  error.name = ERROR_NAME;
+  error.code = code;
+  if (arguments.length > 2) error.cause = cause;
+  return error;
+}
+
+/** Reads a wasm envelope: the value, or a thrown `CompactionError`. */
+function unwrap(text) {
+  const envelope = JSON.parse(text);
+  if (envelope.error) throw compactionError(envelope.error.code, envelope.error.message);
+  return envelope.ok;
+}
+
+/** `typeof`-style description of a host value for error messages; never throws. */
+function describe(value) {
+  try {
+    if (value === null) return "null";
+    if (Array.isArray(value)) return "an array";
+    if (typeof value === "string") return value.length > 40 ? "a string" : `the string ${JSON.stringify(value)}`;
+    if (typeof value === "number") return `the number ${String(value)}`;
+  } catch {
+    // A revoked proxy: Array.isArray throws. Fall through to its typeof.
+  }
+  return `a value of type ${typeof value}`;
+}
+
+/** The message of a thrown host value; never throws. */
+function thrownMessage(error) {
+  try {
+    if (error !== null && (typeof error === "object" || typeof error === "function")) {
+      const message = error.message;
+      if (typeof message === "string") return message;
+    }
+    if (typeof error === "string") return error;
+  } catch {
+    // A throwing `message` getter or a revoked proxy: describe it instead.
+  }
+  return describe(error);
+}
+
+/** A plain `number` argument, checked before it reaches the wasm (no silent coercion). */
+function number(value, name) {
+  if (typeof value !== "number") {
+    throw compactionError("INVALID_ARGUMENT", `${name} must be a number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Writes a non-finite number as `{"$nonFinite": "NaN"}` (or "Infinity",
+ * "-Infinity"), so the core can name the field and its value instead of
+ * reading JSON.stringify's silent `null`.
+ */
+function nonFinite(_key, value) {
+  return typeof value === "number" && !Number.isFinite(value) ? { $nonFinite: String(value) } : value;
+}
+
+/**
+ * A host value as JSON text. `undefined` (also: an argument not given) is
+ * `missing`; a value JSON.stringify throws on (a throwing toJSON or getter,
+ * a revoked proxy, a BigInt, a cycle, nesting deeper than the engine's
+ * stack) or cannot write (a function, a Symbol) is a `code` error naming
+ * `name`. Option-like values keep their non-finite numbers (`strict`).
+ */
+function toJson(value, name, code, strict, missing) {
+  if (value === undefined) return missing;
+  let text;
+  try {
+    text = strict ? JSON.stringify(value, nonFinite) : JSON.stringify(value);
+  } catch (error) {
+    throw compactionError(code, `${name} is not plain data: ${thrownMessage(error)}`, error);
+  }
+  if (text === undefined) throw compactionError(code, `${name} cannot be ${describe(value)}`);
+  return text;
+}
+
+/** An option-like argument (options, usage, tip context, settings, state) as JSON text. */
+function optionsJson(value, name, missing = "null") {
+  return toJson(value, name, "INVALID_ARGUMENT", true, missing);
+}
+
+/** A message or a message list as JSON text (plain stringify: NaN is null, as in JSON). */
+function contentJson(value, name) {
+  return toJson(value, name, "INVALID_CONTENT", false, "null");
+}
+
+/** An optional options argument: `undefined` and `null` mean "not given" (""). */
+function optionalJson(value, name) {
+  return value === undefined || value === null ? "" : optionsJson(value, name);
+}
+
+/** Whether `value` is an array; a revoked proxy is an INVALID_CONTENT error naming `name`. */
+function isArray(value, name) {
+  try {
+    return Array.isArray(value);
+  } catch (error) {
+    throw compactionError("INVALID_CONTENT", `${name} cannot be read: ${thrownMessage(error)}`, error);
+  }
+}
+
+/** A message list argument: an array, as JSON text. */
+function historyJson(value, name) {
+  if (!isArray(value, name)) {
+    throw compactionError("INVALID_CONTENT", `${name} must be an array of messages, got ${describe(value)}`);
+  }
+  return contentJson(value, name);
+}
+
+/** Reads `options[key]` of an optional options object; a throwing getter is INVALID_ARGUMENT. */
+function option(options, key) {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object" && typeof options !== "function") {
+    throw compactionError("INVALID_ARGUMENT", `options must be an object, got ${describe(options)}`);
+  }
+  try {
+    return options[key];
+  } catch (error) {
+    throw compactionError("INVALID_ARGUMENT", `options.${key} could not be read: ${thrownMessage(error)}`, error);
+  }
+}
+
+const warned = new Set();
+
+/** Prints `message` with `console.warn` the first time it is seen (per page or process). */
+function warnOnce(message) {
+  if (warned.has(message)) return;
+  warned.add(message);
+  try {
+    console.warn(message);
+  } catch {
+    // A host that replaced console.warn with something that throws still gets the warning returned.
+  }
+}
+
+/**
+ * The statuses of a compaction, numbered as in the reference implementation
+ * (1–6) plus this library's 7 and 8; frozen, with the reverse mapping
+ * (`CompressionStatus[1] === "COMPRESSED"`) as a TypeScript enum has.
+ */
+export const CompressionStatus = Object.freeze(
+  Object.fromEntries(Object.entries(STATUSES).flatMap(([name, code]) => [[name, code], [code, name]])),
+);
+
+/** The three-tier ladder for a context window of `window` tokens. */
+export function computeThresholds(window) {
+  return unwrap(wasm.compute_thresholds(number(window, "window")));
+}
+
+/** The tier a prompt of `tokens` tokens is in (`hard` is checked first). */
+export function currentTier(tokens, thresholds) {
+  return unwrap(wasm.current_tier(number(tokens, "tokens"), optionsJson(thresholds, "thresholds")));
+}
+
+/** Estimated tokens of a list of messages, rounded up once. */
+export function estimateContentTokens(contents, options) {
+  const opts = optionalJson(options, "options");
+  return unwrap(wasm.estimate_content_tokens(historyJson(contents, "contents"), opts));
+}
+
+/** Estimated tokens of one text, rounded up: the text estimator alone. */
+export function estimateTextTokens(text, options) {
+  const opts = optionalJson(options, "options");
+  if (typeof text !== "string") {
+    throw compactionError("INVALID_ARGUMENT", `text must be a string, got ${describe(text)}`);
+  }
+  return unwrap(wasm.estimate_text_tokens(text, opts));
+}
+
+/** Estimated size of the prompt about to be sent. */
+export function estimatePromptTokens(history, userMessage, lastPromptTokenCount, options) {
+  const opts = optionalJson(options, "options");
+  const last = number(lastPromptTokenCount, "lastPromptTokenCount");
+  const message = contentJson(userMessage, "userMessage");
+  // With a count the history is never read: do not serialize a long one.
+  const list = last > 0 && Number.isFinite(last) ? "[]" : historyJson(history, "history");
+  return unwrap(wasm.estimate_prompt_tokens(list, message, last, opts));
+}
+
+/** The context tip to show after a response, or `undefined`. */
+export function selectTip(context) {
+  return unwrap(wasm.select_tip(optionsJson(context, "context"))) ?? undefined;
+}
+
+/** The `/context` data for a prompt of `tokens` tokens in a window. */
+export function contextReport(tokens, window) {
+  return unwrap(wasm.context_report(number(tokens, "tokens"), number(window, "window")));
+}
+
+/** The `/context` block as text. */
+export function formatContextReport(tokens, window) {
+  return unwrap(wasm.format_context_report(number(tokens, "tokens"), number(window, "window")));
+}
+
+/** Loads settings from a parsed settings object; each distinct warning is printed once. */
+export function loadSettings(settings) {
+  const loaded = unwrap(wasm.load_settings(optionalJson(settings, "settings")));
+  for (const warning of loaded.warnings) warnOnce(warning);
+  return loaded;
+}
+
+/** The library's constants (the ladder's rules, the summary's tags and messages), for display. */
+export function ladderConstants() {
+  return unwrap(wasm.ladder_constants());
+}
+
+/** Frees the wasm side of chats the host dropped without calling `free()`. */
+const registry =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((handle) => {
+        try {
+          wasm.chat_free(handle);
+        } catch {
+          // Nothing to report to: the chat is already gone for the host.
+        }
+      })
+    : null;
+
+/** Passed by `restore` to the constructor: the chat's handle already exists. */
+const RESTORING = Symbol("restoring");
+let restoredHandle = 0;
+
+/** The shape of a `signal` option: an `AbortSignal` (from any realm). */
+function abortSignal(options) {
+  const signal = option(options, "signal");
+  if (signal === undefined || signal === null) return null;
+  let ok = false;
+  try {
+    ok = typeof signal === "object" && typeof signal.aborted === "boolean" &&
+      typeof signal.addEventListener === "function" && typeof signal.removeEventListener === "function";
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw compactionError("INVALID_ARGUMENT", `options.signal must be an AbortSignal, got ${describe(signal)}`);
+  }
+  return signal;
+}
+
+/** Whether `signal` is aborted; a throwing getter counts as not aborted. */
+function isAborted(signal) {
+  try {
+    return signal.aborted === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The compaction state of one chat. The state lives in the wasm (a handle
+ * into a registry of chats); this object only holds the handle, so every
+ * method works while a `summarize` call is in flight, and a second
+ * compaction gets `BUSY`.
+ */
+export class ChatCompactor {
+  #handle = 0;
+  #freed = false;
+  /** The run in flight: its `cancel(error)`, or null. */
+  #run = null;
+
+  /** A chat with a context window of `options.window` tokens. */
+  constructor(options) {
+    if (options === RESTORING) {
+      this.#handle = restoredHandle;
+    } else {
+      const created = unwrap(wasm.chat_create(optionsJson(options, "options")));
+      for (const warning of created.warnings) warnOnce(warning);
+      this.#handle = created.handle;
+    }
+    registry?.register(this, this.#handle, this);
+  }
+
+  /** A chat restored from `save()`'s output. */
+  static restore(state) {
+    restoredHandle = unwrap(wasm.chat_restore(optionsJson(state, "state"))).handle;
+    return new ChatCompactor(RESTORING);
+  }
+
+  /** The handle, or INVALID_STATE after `free()`. */
+  #live() {
+    if (this.#freed) throw compactionError("INVALID_STATE", FREED_MESSAGE);
+    return this.#handle;
+  }
+
+  #state() {
+    return unwrap(wasm.chat_state(this.#live()));
+  }
+
+  /** The state as plain JSON data, for `ChatCompactor.restore`. */
+  save() {
+    return unwrap(wasm.chat_save(this.#live()));
+  }
+
+  /** The context window, in tokens. */
+  get window() {
+    return this.#state().window;
+  }
+
+  /** The ladder for the window. */
+  get thresholds() {
+    return this.#state().thresholds;
+  }
+
+  /** The prompt size the provider last reported, or the size after the last compaction. */
+  get lastPromptTokenCount() {
+    return this.#state().lastPromptTokenCount;
+  }
+
+  /** Non-forced compaction failures in a row (the breaker opens at 3). */
+  get consecutiveFailures() {
+    return this.#state().consecutiveFailures;
+  }
+
+  /** Whether a compaction is running (its `summarize` call has not settled). */
+  get busy() {
+    return this.#run !== null || this.#state().busy;
+  }
+
+  /** Changes the window (the user switched models). */
+  setWindow(window) {
+    const handle = this.#live();
+    unwrap(wasm.chat_set_window(handle, number(window, "window")));
+  }
+
+  /** Takes the prompt size from a response's usage, in any provider's names. */
+  reportUsage(usage) {
+    const handle = this.#live();
+    return unwrap(wasm.chat_report_usage(handle, optionsJson(usage, "usage")));
+  }
+
+  /** The context-usage indicator for the last prompt size. */
+  usage() {
+    return unwrap(wasm.chat_usage(this.#live()));
+  }
+
+  /** The check before sending `userMessage`; compacts through `summarize` when due. */
+  async beforeSend(history, userMessage, summarize, options) {
+    const handle = this.#live();
+    const message = contentJson(userMessage, "userMessage");
+    if (!isArray(history, "history")) {
+      throw compactionError("INVALID_CONTENT", `history must be an array of messages, got ${describe(history)}`);
+    }
+    const callback = summarizer(summarize);
+    const signal = abortSignal(options);
+    this.#idle();
+    // On an ordinary turn the check needs only the new message: do not
+    // serialize a long history that will not be read.
+    const needed = unwrap(wasm.chat_needs_history(handle, message));
+    const snapshot = needed ? copy(history) : [];
+    const list = needed ? historyJson(snapshot, "history") : "[]";
+    return this.#drive(handle, wasm.chat_before_send(handle, list, message), history, snapshot, callback, signal);
+  }
+
+  /** Manual compaction (`/compact`): forced, whatever the size and the breaker. */
+  async compact(history, summarize, options) {
+    const handle = this.#live();
+    const focus = option(options, "focus");
+    if (focus !== undefined && focus !== null && typeof focus !== "string") {
+      throw compactionError("INVALID_ARGUMENT", `options.focus must be a string, got ${describe(focus)}`);
+    }
+    if (!isArray(history, "history")) {
+      throw compactionError("INVALID_CONTENT", `history must be an array of messages, got ${describe(history)}`);
+    }
+    const callback = summarizer(summarize);
+    const signal = abortSignal(options);
+    this.#idle();
+    const snapshot = copy(history);
+    const list = historyJson(snapshot, "history");
+    return this.#drive(handle, wasm.chat_compact(handle, list, focus ?? ""), history, snapshot, callback, signal);
+  }
+
+  /** BUSY when a run is in flight on this chat. */
+  #idle() {
+    if (this.#run !== null) throw compactionError("BUSY", BUSY_MESSAGE);
+  }
+
+  /**
+   * Runs the core's steps: each `summarize` step goes to the host's
+   * callback, whose outcome (answer, failure or abort) is the next step,
+   * until the core is done. Always settles: with a result, or with a
+   * `CompactionError` when the core refuses a step (BUSY, a freed chat).
+   */
+  async #drive(handle, firstStep, history, snapshot, callback, signal) {
+    let step = unwrap(firstStep);
+    if (step.done) return result(step.done, history, snapshot, undefined, false);
+    this.#run = { cancel: null };
+    let hostCause;
+    let failed = false;
+    try {
+      while (step.summarize) {
+        const outcome = await this.#ask(handle, step.summarize, callback, signal);
+        failed = outcome.failed;
+        hostCause = outcome.cause;
+        step = outcome.step;
+      }
+    } finally {
+      this.#run = null;
+    }
+    return result(step.done, history, snapshot, hostCause, failed);
+  }
+
+  /**
+   * One `summarize` call. Resolves to `{ step, failed, cause }` once,
+   * whichever comes first: the callback's answer, its throw or rejection,
+   * or an abort (already aborted, from outside, from inside the callback,
+   * before its promise exists). The abort listener is removed when it ends.
+   */
+  #ask(handle, { id, request }, callback, hostSignal) {
+    return new Promise((resolve, reject) => {
+      // The signal summarize gets when the host gave none (engines without AbortController get none).
+      const own = typeof AbortController === "function" ? new AbortController() : null;
+      let settled = false;
+      const onAbort = () => finish(() => ({ step: unwrap(wasm.chat_abort(handle, id)) }));
+      const finish = (next) => {
+        if (settled) return;
+        settled = true;
+        if (hostSignal) {
+          try {
+            hostSignal.removeEventListener("abort", onAbort);
+          } catch {
+            // A host signal that cannot be unsubscribed from: the settled flag makes a late abort a no-op.
+          }
+        }
+        if (this.#run) this.#run.cancel = null;
+        try {
+          resolve(next());
+        } catch (error) {
+          reject(error);
+        }
+        // The summarize call's own signal tells the host to stop its work.
+        if (own && !own.signal.aborted) own.abort();
+      };
+      // free() during the run settles it, rather than leaving it pending.
+      this.#run.cancel = (error) => finish(() => { throw error; });
+      if (hostSignal) {
+        if (isAborted(hostSignal)) return onAbort();
+        try {
+          hostSignal.addEventListener("abort", onAbort);
+        } catch (error) {
+          return finish(() => ({ step: unwrap(wasm.chat_fail(handle, id, thrownMessage(error))), failed: true, cause: error }));
+        }
+      }
+      const failWith = (error) =>
+        finish(() => ({ step: unwrap(wasm.chat_fail(handle, id, thrownMessage(error))), failed: true, cause: error }));
+      let returned;
+      try {
+        returned = callback(request, { signal: hostSignal ?? own?.signal });
+      } catch (error) {
+        return failWith(error);
+      }
+      if (settled) return;
+      // A plain value is accepted as well as a promise or a thenable;
+      // new Promise never throws, whatever `then` or `constructor` do.
+      new Promise((settle) => settle(returned)).then(
+        (answer) => finish(() => answered(handle, id, answer)),
+        failWith,
+      );
+    });
+  }
+
+  /** Releases the chat; later calls throw INVALID_STATE. A run in flight rejects with it. */
+  free() {
+    if (this.#freed) return;
+    this.#freed = true;
+    registry?.unregister(this);
+    this.#run?.cancel?.(compactionError("INVALID_STATE", `${FREED_MESSAGE} while a compaction was running`));
+    wasm.chat_free(this.#handle);
+  }
+}
+
+if (typeof Symbol.dispose === "symbol") {
+  ChatCompactor.prototype[Symbol.dispose] = ChatCompactor.prototype.free;
+}
+
+/** The `summarize` argument, checked. */
+function summarizer(summarize) {
+  if (typeof summarize !== "function") {
+    throw compactionError("INVALID_ARGUMENT", `summarize must be a function (request) => answer, got ${describe(summarize)}`);
+  }
+  return summarize;
+}
+
+/** A copy of the host's array taken at the start of a run; a hostile array is INVALID_CONTENT. */
+function copy(history) {
+  try {
+    return Array.prototype.slice.call(history);
+  } catch (error) {
+    throw compactionError("INVALID_CONTENT", `history cannot be read: ${thrownMessage(error)}`, error);
+  }
+}
+
+/**
+ * The core's next step for the callback's answer (`""`: undefined, which
+ * the core reports). An answer JSON.stringify throws on or cannot write is
+ * a failed run whose cause is an INVALID_ANSWER error (with what
+ * JSON.stringify threw as its own cause).
+ */
+function answered(handle, id, answer) {
+  let text;
+  let message;
+  let thrown;
+  try {
+    text = answer === undefined ? "" : JSON.stringify(answer, nonFinite);
+    if (text === undefined) message = `the answer cannot be ${describe(answer)}`;
+  } catch (error) {
+    thrown = error;
+    message = `the answer is not plain data: ${thrownMessage(error)}`;
+  }
+  if (message === undefined) return { step: unwrap(wasm.chat_answer(handle, id, text)) };
+  const cause = thrown === undefined ? compactionError("INVALID_ANSWER", message) : compactionError("INVALID_ANSWER", message, thrown);
+  const step = unwrap(wasm.chat_fail(handle, id, `the summarize callback answered something malformed: ${message}`));
+  return { step, failed: true, cause };
+}
+
+/**
+ * The result object for the host: the core's result, `history` and
+ * `replaced` made of the host's own message objects, and `cause` (the
+ * host's own error, or a CompactionError for the core's).
+ *
+ * On COMPRESSED the new history is the summary head, then the snapshot's
+ * tail from `keptFrom`, then whatever the host appended to its array while
+ * the run was in flight; on every other status it is the host's very array.
+ */
+function result(done, history, snapshot, hostCause, failed) {
+  const head = done.head;
+  delete done.head;
+  if (done.statusName === undefined) done.statusName = CompressionStatus[done.status];
+  if (done.status === CompressionStatus.COMPRESSED && Array.isArray(head)) {
+    let appended = [];
+    try {
+      appended = history.length > snapshot.length ? Array.prototype.slice.call(history, snapshot.length) : [];
+    } catch {
+      // The host's array became unreadable during the run: keep what the run started from.
+    }
+    done.history = [...head, ...snapshot.slice(done.keptFrom), ...appended];
+    done.replaced = snapshot.slice(0, done.keptFrom);
+  } else {
+    done.history = history;
+    done.replaced = [];
+  }
+  if (failed) {
+    done.cause = hostCause;
+  } else if (done.cause && typeof done.cause === "object") {
+    done.cause = compactionError(done.cause.code, done.cause.message);
+  } else {
+    delete done.cause;
+  }
+  return done;
+}
