@@ -154,7 +154,7 @@ const FAILURES = [
     return GOOD;
   }, S.COMPRESSED, false, null],
   ["resolves twice", () => ({ then(resolve) { resolve(GOOD); resolve({ text: "" }); } }), S.COMPRESSED, false,
-    (r) => assert.equal(r.summary, GOOD.text.trim())],
+    (r) => assert.ok(r.summary.startsWith(GOOD.text.trim()), r.summary)],
   ["resolves, then rejects", () => ({ then(resolve, reject) { resolve(GOOD); reject(new Error("late")); } }), S.COMPRESSED, false, null],
   ["rejects, then resolves", () => ({ then(resolve, reject) { reject(new Error("first")); resolve(GOOD); } }), S.SUMMARIZER_FAILED, true,
     (r) => assert.equal(r.cause.message, "first")],
@@ -238,7 +238,8 @@ for (const [modeName, mode] of Object.entries(MODES)) {
     assert.equal(r.status, S.COMPRESSED);
     assert.deepEqual(r.replaced, started.slice(0, r.keptFrom));
     const tail = started.slice(r.keptFrom);
-    assert.deepEqual(r.history.slice(-tail.length), tail);
+    // (slice(-0) would be the whole array: the tail may be empty.)
+    assert.deepEqual(r.history.slice(r.history.length - tail.length), tail);
 
     const chat2 = chatAt(mode.tokens);
     const h2 = makeHistory(12);
