@@ -139,7 +139,7 @@ fuzz_target!(|data: &[u8]| {
             let kept_from = done["keptFrom"].as_u64().expect("keptFrom") as usize;
             assert!(!head.is_empty(), "COMPRESSED without a summary");
             assert!(kept_from >= 1 && kept_from <= before.len(), "keptFrom {kept_from} of {}", before.len());
-            assert!(done["summary"].is_string(), "COMPRESSED without summary text");
+            assert!(done["summary"].is_string() || done["method"] == "cleared", "COMPRESSED without summary text: {done}");
             let mut new_history = head.clone();
             new_history.extend_from_slice(&before[kept_from..]);
             // Messages appended while the run was in flight follow the tail.
