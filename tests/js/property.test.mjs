@@ -10,12 +10,11 @@
 // default is the short run scripts/test makes. Each target prints its runs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 
-const require = createRequire(import.meta.url);
-const cc = require("../../pkg/node/compaction_core.js");
+// The package, with every summary request checked against the model's limit.
+import { cc } from "./helpers.mjs";
 const { ChatCompactor, CompressionStatus } = cc;
 
 // The short run (scripts/test) is 15× the counts written below: about a minute.
