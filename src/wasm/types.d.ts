@@ -280,6 +280,8 @@ export interface UsageUpdate {
  * The summarization call, provider-neutral. Gemini: `systemInstruction`, `contents`, `config` as is.
  * OpenAI-compatible: a system message, then the contents as messages; `max_tokens` = `maxOutputTokens`, no reasoning.
  * Anthropic: `system`, `messages`, `max_tokens` = `maxOutputTokens`, no `thinking`.
+ * `maxOutputTokens` is the smallest of 20 000, the chat's `maxOutputTokens` and what the window leaves; the request's
+ * input fits the window beside it. A later request of the same run opens with the summary so far.
  */
 export interface SummaryRequest {
   systemInstruction: string;
@@ -296,7 +298,10 @@ export interface SummarizeContext {
   signal: AbortSignal;
 }
 
-/** The host's side query: runs `request` through a model. A thrown error or rejection is a failed run. */
+/**
+ * The host's side query: runs `request` through a model. A thrown error or rejection is a failed run. One run may call
+ * it several times, one call after the other (`CompactionResult.summaryCalls`).
+ */
 export type Summarize = (request: SummaryRequest, context: SummarizeContext) => Promise<SummaryAnswer | string> | SummaryAnswer | string;
 
 /** The library's constants, from `ladderConstants()`. */
@@ -367,7 +372,7 @@ export interface CompactionResult {
   consecutiveFailures: number;
   /** The summary message's text (the model's summary, then the ledger's section); null when none was made. */
   summary: string | null;
-  /** COMPRESSED and INFLATED with the ledger on: what the model's summary has of what was asked. Otherwise null. */
+  /** COMPRESSED by a summary and INFLATED, with the ledger on: what the model's summary has of what was asked. Otherwise null (also for `method: "cleared"`). */
   summaryCheck: SummaryCheck | null;
   /**
    * Summary calls this run made (answered, failed or aborted): 0 for NOOP and for a run that only

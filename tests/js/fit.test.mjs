@@ -239,6 +239,7 @@ test("clearToolOutputs on an agent session: COMPRESSED by clearing, without a ca
   assert.equal(calls, 0);
   assert.equal(r.summaryCalls, 0);
   assert.equal(r.summary, null);
+  assert.equal(r.summaryCheck, null, "no summary to check");
   assert.equal(JSON.stringify(history), snapshot, "the host's messages are not modified: the head holds copies");
   assert.match(JSON.stringify(r.history.slice(0, r.keptFrom)), /cleared by compaction/);
   assert.ok(nextPrompt(r) < T.warn, `${nextPrompt(r)} below warn`);
@@ -352,4 +353,75 @@ test("the ledger: summaryCheck on COMPRESSED, null when off; a careless summary 
   const summaryMessages = JSON.stringify(off.history.slice(0, off.history.length - (history.length - off.keptFrom)));
   assert.ok(!paths.some((path) => summaryMessages.includes(path)), "without the ledger the files are gone: it is the ledger that keeps them");
   assert.deepEqual(new ChatCompactor({ window: WINDOW, ledger: { enabled: false } }).save().options.ledger, { enabled: false });
+});
+
+test("a message between auto and hard does not start an auto run: NOOP wouldNotFit, nothing counted", async () => {
+  // The spec's estimator (4 characters a token): about 97 000 tokens alone, at auto, below hard.
+  const chat = new ChatCompactor({ window: WINDOW, estimator: "reference" });
+  const history = [user("hello"), model("hi"), user("and?"), model("ok")];
+  const message = user("word ".repeat(77_600));
+  const tokens = estimateContentTokens([message], { estimator: "reference" });
+  assert.ok(tokens >= T.auto && tokens < T.hard, `${tokens}`);
+  let calls = 0;
+  const r = await chat.beforeSend(history, message, () => { calls += 1; return "x"; });
+  assert.equal(r.status, S.NOOP);
+  assert.equal(r.noopReason, "wouldNotFit");
+  assert.equal("overBy" in r, false);
+  assert.equal(calls, 0);
+  assert.equal(r.summaryCalls, 0);
+  assert.equal(r.history, history);
+  assert.equal(chat.consecutiveFailures, 0);
+});
+
+test("the new options are checked, saved only when set, and restored", () => {
+  const codeOf = (fn) => { try { fn(); return "no error"; } catch (e) { return `${e.code}: ${e.message}`; } };
+  for (const [options, needle] of [
+    [{ maxOutputTokens: 0 }, "maxOutputTokens"],
+    [{ maxOutputTokens: 1.5 }, "maxOutputTokens"],
+    [{ maxOutputTokens: NaN }, "maxOutputTokens must be a whole number of tokens >= 1, got NaN"],
+    [{ maxOutputTokens: "16k" }, "maxOutputTokens"],
+    [{ clearToolOutputs: "yes" }, "clearToolOutputs"],
+    [{ ledger: { edited: "patch_source" } }, "ledger.edited must be an array of strings"],
+    [{ ledger: { enabled: 1 } }, "ledger.enabled"],
+    [{ ledger: { userWordsBudget: -1 } }, "ledger.userWordsBudget"],
+    [{ ledger: { files: [] } }, "files"],
+  ]) {
+    const error = codeOf(() => new ChatCompactor({ window: WINDOW, ...options }));
+    assert.ok(error.startsWith("INVALID_ARGUMENT: ") && error.includes(needle), `${JSON.stringify(options)}: ${error}`);
+  }
+  const options = { window: WINDOW, maxOutputTokens: 16_384, clearToolOutputs: true,
+    ledger: { written: ["save_document"], pathArguments: ["doc"], userWordsBudget: 300 } };
+  const chat = new ChatCompactor(options);
+  const saved = JSON.parse(JSON.stringify(chat.save()));
+  assert.equal(saved.options.maxOutputTokens, 16_384);
+  assert.equal(saved.options.clearToolOutputs, true);
+  assert.deepEqual(saved.options.ledger, { enabled: true, ...options.ledger });
+  assert.deepEqual(ChatCompactor.restore(saved).save(), saved);
+  // At their defaults they are not written: older saved states stay alike.
+  const plain = new ChatCompactor({ window: WINDOW }).save();
+  assert.equal("maxOutputTokens" in plain.options, false);
+  assert.equal("clearToolOutputs" in plain.options, false);
+  assert.deepEqual(plain.options.ledger, { enabled: true });
+});
+
+test("the ledger recognises the host's own tool names through the option", async () => {
+  const paths = ["docs/a.md", "docs/b.md", "docs/c.md"];
+  const history = [user("Rewrite the docs. Keep every heading.")];
+  paths.forEach((doc, i) => {
+    history.push({ role: "model", parts: [{ functionCall: { id: `s${i}`, name: "save_document", args: { doc, body: prose(2_000) } } }] });
+    history.push({ role: "user", parts: [{ functionResponse: { id: `s${i}`, name: "save_document", response: { ok: true } } }] });
+  });
+  history.push(model("Saved all three."));
+  for (let i = 0; i < 4; i++) history.push(user(`question ${i}: ${prose(4_000)}`), model(`answer ${i}: ${prose(4_000)}`));
+  const careless = () => "Worked on the docs.";
+  const own = await new ChatCompactor({ window: WINDOW, ledger: { written: ["save_document"], pathArguments: ["doc"] } })
+    .compact(history, careless);
+  assert.equal(own.statusName, "COMPRESSED");
+  assert.ok(own.keptFrom > 2 * paths.length);
+  for (const path of paths) assert.ok(own.summary.includes(`${path} (written)`), `${path} in ${own.summary}`);
+  assert.deepEqual(own.summaryCheck.missingFiles, paths);
+  // Without the option the library does not know the tool.
+  const plain = await new ChatCompactor({ window: WINDOW }).compact(history, careless);
+  assert.ok(!paths.some((path) => plain.summary.includes(path)));
+  assert.deepEqual(plain.summaryCheck.missingFiles, []);
 });
