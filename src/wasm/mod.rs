@@ -92,6 +92,12 @@ pub fn ladder_constants() -> String {
     json_api::ladder_constants()
 }
 
+/// `slimMessage`.
+#[wasm_bindgen]
+pub fn slim_message(message: &str, budget_tokens: f64, options: &str) -> String {
+    json_api::slim_message(message, budget_tokens, options)
+}
+
 /// The statuses, name to number: scripts/build writes the JS
 /// `CompressionStatus` enum from it (the web build needs the enum before
 /// `init()`, so it is generated, not read at run time).
@@ -140,6 +146,13 @@ pub fn chat_state(handle: u32) -> String {
 #[wasm_bindgen]
 pub fn chat_set_window(handle: u32, window: f64) -> String {
     chats(|c| c.set_window(handle, window))
+}
+
+/// `chat.setWindow(window, maxOutputTokens)`: both at once; NaN for
+/// `max_output_tokens` clears the model's limit (JS passes `null` as NaN).
+#[wasm_bindgen]
+pub fn chat_set_model_limits(handle: u32, window: f64, max_output_tokens: f64) -> String {
+    chats(|c| c.set_model_limits(handle, window, max_output_tokens))
 }
 
 /// `chat.reportUsage(usage)`.

@@ -158,6 +158,81 @@ export interface ChatCompactorOptions {
   systemPrompt?: string;
   /** Appended to the compaction prompt on every run. */
   extraInstructions?: string;
+  /**
+   * The model's output limit, in tokens (a whole number ≥ 1; default: none). The summary call's
+   * `maxOutputTokens` is the smallest of 20 000, this and what the window leaves; the ladder keeps
+   * its 20 000 reserve whatever this is. Set it for models whose limit is below 20 000 (gpt-4o:
+   * 16 384), or every summary call is rejected by the provider. `setWindow(window, limit)` changes it.
+   */
+  maxOutputTokens?: number;
+  /**
+   * Before summarizing, replace the tool outputs older than the kept tail with a one-line marker
+   * (default false). When that alone brings the prompt below `warn`, no summary call is made:
+   * the result is COMPRESSED with `method: "cleared"`.
+   */
+  clearToolOutputs?: boolean;
+  /** What compaction records from the replaced messages beside the model's summary (on by default). */
+  ledger?: LedgerOptions;
+}
+
+/**
+ * The ledger: facts a program can read from the replaced messages, written after the model's
+ * summary in a section marked as recorded by compaction — the files tool calls created, wrote,
+ * edited, moved or deleted (with the last operation), and the user's own words (newest first,
+ * within a budget). The name lists are added to the library's own (`write_file`, `edit`,
+ * `apply_patch`, `str_replace_based_edit_tool`, … ; `path`, `file_path`, `filePath`, `target`, …)
+ * and checked before them; names compare loosely (case, `_` and `-` ignored).
+ *
+ * @example
+ * ```ts
+ * new ChatCompactor({ window: 128_000, ledger: { written: ["save_document"], pathArguments: ["doc"] } });
+ * new ChatCompactor({ window: 128_000, ledger: { enabled: false } }); // no ledger, summaryCheck null
+ * ```
+ */
+export interface LedgerOptions {
+  /** Whether compaction adds a ledger at all (default true). */
+  enabled?: boolean;
+  /** Tools that create the files in their path arguments. */
+  created?: string[];
+  /** Tools that write whole files. */
+  written?: string[];
+  /** Tools that edit files. */
+  edited?: string[];
+  /** Tools that move a source to a destination. */
+  moved?: string[];
+  /** Tools that delete files. */
+  deleted?: string[];
+  /** Tools whose `command` argument says the operation (`str_replace_based_edit_tool`). */
+  commandTools?: string[];
+  /** Tools whose arguments hold a patch (`*** Update File: x`, `+++ b/x`). */
+  patchTools?: string[];
+  /** Arguments that name the file a tool changes. */
+  pathArguments?: string[];
+  /** Arguments that name where a move starts. */
+  sourceArguments?: string[];
+  /** Arguments that name where a move ends. */
+  destinationArguments?: string[];
+  /** Tokens the user's words may take (≥ 0); default 2% of the window, between 512 and 4 096. */
+  userWordsBudget?: number;
+}
+
+/**
+ * What the model's summary has of what the prompt asked: each required section (the prompt's
+ * `## ` headings; for the default prompt User intent and requirements, Task status, Files,
+ * Decisions and constraints, Next steps) → whether the summary has it as a heading, a bold line
+ * or a label; and the ledger's files the summary does not name. The ledger fills in what is
+ * missing in any case: this is for a host that logs or retries.
+ *
+ * @example
+ * ```ts
+ * if (result.summaryCheck && result.summaryCheck.missingFiles.length > 0) {
+ *   console.info("the summary left out", result.summaryCheck.missingFiles, "(the ledger keeps them)");
+ * }
+ * ```
+ */
+export interface SummaryCheck {
+  sections: Record<string, boolean>;
+  missingFiles: string[];
 }
 
 /** What `save()` returns and `ChatCompactor.restore` takes: plain JSON. */
@@ -168,6 +243,12 @@ export interface SavedState {
     imageTokenEstimate: number; estimator: Estimator; tokenizer: TokenizerFamily;
     excludeMessages: number; excludeContextWindowPercent: number;
     systemPrompt: string | null; extraInstructions: string | null;
+    /** The ledger options as given (empty lists left out); `enabled` always written. */
+    ledger: LedgerOptions & { enabled: boolean };
+    /** Written only when set. */
+    maxOutputTokens?: number;
+    /** Written only when true. */
+    clearToolOutputs?: boolean;
   };
   consecutiveFailures: number;
   lastPromptTokenCount: number;
@@ -199,6 +280,8 @@ export interface UsageUpdate {
  * The summarization call, provider-neutral. Gemini: `systemInstruction`, `contents`, `config` as is.
  * OpenAI-compatible: a system message, then the contents as messages; `max_tokens` = `maxOutputTokens`, no reasoning.
  * Anthropic: `system`, `messages`, `max_tokens` = `maxOutputTokens`, no `thinking`.
+ * `maxOutputTokens` is the smallest of 20 000, the chat's `maxOutputTokens` and what the window leaves; the request's
+ * input fits the window beside it. A later request of the same run opens with the summary so far.
  */
 export interface SummaryRequest {
   systemInstruction: string;
@@ -215,7 +298,10 @@ export interface SummarizeContext {
   signal: AbortSignal;
 }
 
-/** The host's side query: runs `request` through a model. A thrown error or rejection is a failed run. */
+/**
+ * The host's side query: runs `request` through a model. A thrown error or rejection is a failed run. One run may call
+ * it several times, one call after the other (`CompactionResult.summaryCalls`).
+ */
 export type Summarize = (request: SummaryRequest, context: SummarizeContext) => Promise<SummaryAnswer | string> | SummaryAnswer | string;
 
 /** The library's constants, from `ladderConstants()`. */
@@ -266,7 +352,16 @@ export interface CompactionResult {
   keptFrom: number;
   trigger: "auto" | "hard" | "manual" | null;
   forced: boolean;
-  noopReason: "belowAuto" | "breakerOpen" | "nothingToCompress" | null;
+  /**
+   * NOOP: why. `messageTooLarge`: the message about to be sent is, alone with the smallest
+   * compacted history, at or above `hard` — no compaction can make it fit, so none ran; shorten it
+   * (`slimMessage`) or tell the user (`overBy` says by how much). `wouldNotFit`: an auto run could
+   * not bring the next prompt below `auto` (the message is too large for that, though below
+   * `hard`), so it was not started; send as is.
+   */
+  noopReason: "belowAuto" | "breakerOpen" | "nothingToCompress" | "messageTooLarge" | "wouldNotFit" | null;
+  /** With `noopReason: "messageTooLarge"` only: tokens above `hard` of the smallest possible prompt. */
+  overBy?: number;
   /** The estimated prompt size the decision was made on. */
   estimate: number;
   tier: Tier;
@@ -275,7 +370,18 @@ export interface CompactionResult {
   /** Whether `newTokenCount` comes from the estimator rather than the call's usage. */
   newTokenCountEstimated: boolean;
   consecutiveFailures: number;
+  /** The summary message's text (the model's summary, then the ledger's section); null when none was made. */
   summary: string | null;
+  /** COMPRESSED by a summary and INFLATED, with the ledger on: what the model's summary has of what was asked. Otherwise null (also for `method: "cleared"`). */
+  summaryCheck: SummaryCheck | null;
+  /**
+   * Summary calls this run made (answered, failed or aborted): 0 for NOOP and for a run that only
+   * cleared tool outputs; more than 1 when the part to summarize was larger than one request can
+   * hold and was summarized in successive chunks, each request carrying the summary so far.
+   */
+  summaryCalls: number;
+  /** How the run compacts: by summary calls, or by clearing old tool outputs without a call; null for NOOP. */
+  method: "summarized" | "cleared" | null;
   /** SUMMARIZER_FAILED: what your callback threw or rejected with, or a `CompactionError` (`INVALID_ANSWER`). */
   cause?: unknown;
 }

@@ -1,10 +1,9 @@
 // ChatCompactor through JS, with scripted summarize callbacks.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 
-const require = createRequire(import.meta.url);
-const cc = require("../../pkg/node/compaction_core.js");
+// The package, with every summary request checked against the model's limit.
+import { cc } from "./helpers.mjs";
 const { ChatCompactor, CompressionStatus, computeThresholds, estimateContentTokens } = cc;
 
 const WINDOW = 200_000; // warn 147 000, auto 167 000, hard 177 000

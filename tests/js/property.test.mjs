@@ -10,12 +10,11 @@
 // default is the short run scripts/test makes. Each target prints its runs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 
-const require = createRequire(import.meta.url);
-const cc = require("../../pkg/node/compaction_core.js");
+// The package, with every summary request checked against the model's limit.
+import { cc } from "./helpers.mjs";
 const { ChatCompactor, CompressionStatus } = cc;
 
 // The short run (scripts/test) is 15× the counts written below: about a minute.
@@ -291,6 +290,62 @@ target("new ChatCompactor", mutated(chatOptions), (o) => new ChatCompactor(o), (
   again.free();
   chat.free();
 }, 2000);
+
+// Issue 14 and 12: the options, setWindow's second argument and slimMessage.
+const names = fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 });
+const fitOptions = fc.record({
+  window: fc.integer({ min: 1, max: 2_000_000 }),
+  maxOutputTokens: fc.integer({ min: 1, max: 100_000 }),
+  clearToolOutputs: fc.boolean(),
+  ledger: fc.record({
+    enabled: fc.boolean(), created: names, written: names, edited: names, moved: names, deleted: names,
+    commandTools: names, patchTools: names, pathArguments: names, sourceArguments: names, destinationArguments: names,
+    userWordsBudget: fc.integer({ min: 0, max: 10_000 }),
+  }, { requiredKeys: [] }),
+}, { requiredKeys: ["window"] });
+target("new ChatCompactor (maxOutputTokens, clearToolOutputs, ledger)", mutated(fitOptions), (o) => new ChatCompactor(o), (chat, o) => {
+  const saved = chat.save();
+  if (typeof o?.maxOutputTokens === "number") assert.equal(saved.options.maxOutputTokens, o.maxOutputTokens);
+  const again = ChatCompactor.restore(JSON.parse(JSON.stringify(saved)));
+  assert.deepEqual(again.save(), saved, "save → restore is exact");
+  again.free();
+  chat.free();
+}, 2000);
+target("slimMessage", fc.tuple(mutated(message), fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 5_000 }) }, odd, wild),
+  fc.option(mutated(estimateOptions), { nil: undefined })), ([m, b, o]) => cc.slimMessage(m, b, o), (slim, [m, , o]) => {
+  assert.equal(typeof slim.role, "string");
+  assert.ok(Array.isArray(slim.parts));
+  // Never larger than the message it slims.
+  const before = attempt(() => cc.estimateContentTokens([m], o));
+  if (before.ok) assert.ok(cc.estimateContentTokens([slim], o) <= before.value);
+}, 2000);
+
+test("fuzz: setWindow(window, maxOutputTokens)", () => {
+  const arbitrary = fc.tuple(fc.oneof(fc.integer({ min: 1, max: 2_000_000 }), odd, wild),
+    fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constant(null), fc.constant(undefined), odd, wild));
+  const chat = new ChatCompactor({ window: 200_000, maxOutputTokens: 8_192 });
+  let count = 0;
+  let errors = 0;
+  fc.assert(fc.property(arbitrary, (input) => {
+    const [window, limit] = materialize(input);
+    count++;
+    const before = chat.save();
+    const set = attempt(() => chat.setWindow(window, limit));
+    const after = chat.save();
+    if (!set.ok) {
+      errors++;
+      assert.deepEqual(after, before, "nothing changes on an error");
+    } else {
+      assert.equal(after.window, window);
+      const expected = limit === undefined ? before.options.maxOutputTokens : limit === null ? undefined : limit;
+      assert.equal(after.options.maxOutputTokens, expected);
+    }
+    checkThresholds(chat.thresholds);
+    alive();
+  }), { numRuns: Math.round(2000 * SCALE), seed: SEED });
+  chat.free();
+  report("setWindow(window, maxOutputTokens)", count, errors);
+});
 
 test("fuzz: ChatCompactor.restore, reportUsage, setWindow", () => {
   const base = new ChatCompactor({ window: 200_000, excludeMessages: 3 });

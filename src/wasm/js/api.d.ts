@@ -29,8 +29,14 @@ export class ChatCompactor {
      * The check before sending `userMessage` (SPEC §3): at `hard` the
      * breaker is reset and compaction is forced; with the breaker open or
      * below `auto` nothing happens; at `auto` the history is compacted
-     * through `summarize` (thinking off, `maxOutputTokens` ≤ 20 000).
-     * Resolves to the result; rejects only with a `CompactionError` for
+     * through `summarize` (thinking off, `maxOutputTokens` ≤ 20 000 and ≤
+     * the model's limit, `options.maxOutputTokens`). When the part to
+     * summarize is larger than one request can hold, `summarize` is called
+     * several times, one request after the other, each carrying the summary
+     * so far (`result.summaryCalls`); a failure or an abort at any call
+     * leaves the history as it was. After COMPRESSED the next prompt is
+     * below `auto`; a message that cannot fit at all is NOOP
+     * `messageTooLarge` (see `slimMessage`). Resolves to the result; rejects only with a `CompactionError` for
      * bad arguments, `BUSY`, or `INVALID_STATE` (the chat was freed). An
      * aborted `signal` gives status ABORTED.
      *
@@ -55,7 +61,9 @@ export class ChatCompactor {
     /**
      * Manual compaction (`/compact`): forced, whatever the size and the
      * breaker; a failure is not counted. `focus` is appended to the prompt.
-     * `summarize` and `signal` behave as in `beforeSend`.
+     * `summarize` and `signal` behave as in `beforeSend`. A trailing
+     * function call without its response is dropped from the new history
+     * (between turns no response will come; it is in `replaced`).
      *
      * @example
      * ```ts
@@ -105,14 +113,19 @@ export class ChatCompactor {
      */
     save(): SavedState;
     /**
-     * Changes the window (the user switched models).
+     * Changes the window (the user switched models). With a second
+     * argument, the model's output limit too, both at once: a number (a
+     * whole number ≥ 1) sets it, `null` clears it; without it the limit
+     * stays as it was. Nothing changes on an error.
      *
      * @example
      * ```ts
-     * chat.setWindow(1_000_000);
+     * chat.setWindow(1_000_000);          // the limit stays as it was
+     * chat.setWindow(128_000, 16_384);    // gpt-4o: summary calls ask for at most 16 384 tokens
+     * chat.setWindow(200_000, null);      // no limit of the model's: the cap is 20 000
      * ```
      */
-    setWindow(window: number): void;
+    setWindow(window: number, maxOutputTokens?: number | null): void;
     /**
      * The context-usage indicator for the last prompt size: percent used,
      * tier, tokens left before `auto`, whether the footer shows.
@@ -273,6 +286,27 @@ export function formatContextReport(tokens: number, window: number): string;
  * ```
  */
 export function loadSettings(settings?: SettingsFile | null): LoadedSettings;
+
+/**
+ * A copy of one message slimmed to `budgetTokens` estimated tokens the way
+ * compaction slims: each long text and tool output keeps its head and its
+ * end around a marker that says how many characters were removed
+ * (`[… 48,210 characters removed by compaction …]`); names, ids and short
+ * parts stay. For a message the chat reports as `messageTooLarge` that you
+ * want to send anyway. Pass the chat's estimator in `options` (a chat's
+ * default is `"conservative"`; this function's default is the spec's rule).
+ *
+ * @example
+ * ```ts
+ * let r = await chat.beforeSend(history, message, summarize);
+ * if (r.noopReason === "messageTooLarge") {
+ *   // Half the room below auto for the message; beforeSend then compacts the history if it must.
+ *   message = slimMessage(message, chat.thresholds.auto / 2, { estimator: "conservative" });
+ *   r = await chat.beforeSend(history, message, summarize);
+ * }
+ * ```
+ */
+export function slimMessage(message: Content, budgetTokens: number, options?: EstimateOptions | null): Content;
 
 /**
  * The context tip to show after a response, or `undefined`.

@@ -224,6 +224,18 @@ export function loadSettings(settings) {
   return loaded;
 }
 
+/**
+ * A copy of one message slimmed to `budgetTokens` the way compaction slims:
+ * long texts and tool outputs keep their head and end around a marker that
+ * says how many characters were removed. For a message that is
+ * `messageTooLarge` and that the host wants to send anyway.
+ */
+export function slimMessage(message, budgetTokens, options) {
+  const opts = optionalJson(options, "options");
+  const budget = number(budgetTokens, "budgetTokens");
+  return unwrap(wasm.slim_message(contentJson(message, "message"), budget, opts));
+}
+
 /** The library's constants (the ladder's rules, the summary's tags and messages), for display. */
 export function ladderConstants() {
   return unwrap(wasm.ladder_constants());
@@ -341,10 +353,28 @@ export class ChatCompactor {
     return this.#run !== null || this.#state().busy;
   }
 
-  /** Changes the window (the user switched models). */
-  setWindow(window) {
+  /**
+   * Changes the window (the user switched models), and with a second
+   * argument the model's output limit too, both at once (nothing changes on
+   * an error): a number sets it, `null` clears it, `undefined` (not given)
+   * leaves it as it was. The core reads NaN as "clear", so a NaN from the
+   * host is refused here rather than silently clearing the limit.
+   */
+  setWindow(window, maxOutputTokens) {
     const handle = this.#live();
-    unwrap(wasm.chat_set_window(handle, number(window, "window")));
+    number(window, "window");
+    if (maxOutputTokens === undefined) {
+      unwrap(wasm.chat_set_window(handle, window));
+      return;
+    }
+    let limit = NaN;
+    if (maxOutputTokens !== null) {
+      limit = number(maxOutputTokens, "maxOutputTokens");
+      if (Number.isNaN(limit)) {
+        throw compactionError("INVALID_ARGUMENT", "maxOutputTokens must be a whole number of tokens >= 1 (or null to clear the limit), got NaN");
+      }
+    }
+    unwrap(wasm.chat_set_model_limits(handle, window, limit));
   }
 
   /** Takes the prompt size from a response's usage, in any provider's names. */

@@ -74,3 +74,34 @@ const opts: EstimateOptions = { estimator: which, tokenizer: family, imageTokenE
 const ctx: TipContext = { lastPromptTokenCount: 1000, contextWindowSize: 32_000, sessionPromptCount: 3, lastShown: { "context-warn": 1 } };
 const count: number = estimateTextTokens("hello", opts) + estimateContentTokens([], opts);
 void [ctx, count];
+
+// Fitting the window (issue 14) and the ledger (issue 12).
+import { slimMessage, type ChatCompactorOptions, type LedgerOptions, type SummaryCheck } from "compaction-core";
+async function fitting(): Promise<void> {
+  const ledger: LedgerOptions = { enabled: true, written: ["save_document"], pathArguments: ["doc"], userWordsBudget: 512 };
+  const options: ChatCompactorOptions = { window: 128_000, maxOutputTokens: 16_384, clearToolOutputs: true, ledger };
+  const chat = new ChatCompactor(options);
+  chat.setWindow(128_000, 16_384);
+  chat.setWindow(200_000, null);
+  chat.setWindow(200_000);
+  const saved: SavedState = chat.save();
+  const limit: number | undefined = saved.options.maxOutputTokens;
+  const clearing: boolean | undefined = saved.options.clearToolOutputs;
+  const enabled: boolean = saved.options.ledger.enabled;
+  const written: string[] | undefined = saved.options.ledger.written;
+  let message: Content = { role: "user", parts: [{ text: "a long paste" }] };
+  const r: CompactionResult = await chat.beforeSend(history, message, () => "summary");
+  const check: SummaryCheck | null = r.summaryCheck;
+  const sections: Record<string, boolean> | undefined = check?.sections;
+  const missing: string[] | undefined = check?.missingFiles;
+  const calls: number = r.summaryCalls;
+  const method: "summarized" | "cleared" | null = r.method;
+  if (r.noopReason === "messageTooLarge" || r.noopReason === "wouldNotFit") {
+    const over: number | undefined = r.overBy;
+    message = slimMessage(message, chat.thresholds.auto / 2, { estimator: "conservative" });
+    void over;
+  }
+  const slim: Content = slimMessage(message, 1_000);
+  void [limit, clearing, enabled, written, sections, missing, calls, method, slim];
+}
+void fitting;
