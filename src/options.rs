@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::calibrated::TokenizerFamily;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::EstimateOptions;
+use crate::format::Format;
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
 use crate::ledger::LedgerOptions;
 use crate::read::{CHAT_WINDOW, Fields, MAX_OUTPUT_TOKENS, PERCENT, describe, non_finite};
@@ -41,6 +42,17 @@ pub struct CompactionOptions {
     /// `maxOutputTokens` and `clearToolOutputs`: fitting the window.
     #[serde(flatten)]
     pub fit: FitOptions,
+    /// `format`: the message shape the host keeps its history in
+    /// (`"gemini"`, the default, `"openai"`, `"anthropic"`, `"ai-sdk"`);
+    /// the JSON API reads histories and writes the new head in it. Not
+    /// written into a saved state when Gemini, so older states and newer
+    /// ones stay alike.
+    #[serde(skip_serializing_if = "is_gemini")]
+    pub format: Format,
+}
+
+fn is_gemini(format: &Format) -> bool {
+    *format == Format::Gemini
 }
 
 /// How a compaction fits the model (issue 14): both off by default, so the
@@ -92,13 +104,14 @@ impl Default for CompactionOptions {
             prompt: PromptSettings::default(),
             ledger: LedgerOptions::default(),
             fit: FitOptions::default(),
+            format: Format::Gemini,
         }
     }
 }
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 10] = [
+    pub const FIELDS: [&'static str; 11] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -109,6 +122,7 @@ impl CompactionOptions {
         "ledger",
         FitOptions::FIELDS[0],
         FitOptions::FIELDS[1],
+        "format",
     ];
 
     /// Reads options from plain JSON over the defaults (`null` gives the
@@ -160,6 +174,9 @@ impl CompactionOptions {
                 }
             },
             fit: FitOptions::read_fields(fields)?,
+            format: fields
+                .choice("format", &Format::ALL, Format::name)?
+                .unwrap_or_default(),
         })
     }
 
@@ -177,6 +194,7 @@ impl CompactionOptions {
             prompt: PromptSettings::default(),
             ledger: LedgerOptions::default(),
             fit: FitOptions::default(),
+            format: Format::Gemini,
         }
     }
 

@@ -277,6 +277,11 @@ pub enum CompactionOutcome<C = Infallible> {
         /// that had to be slimmed to fit the window (or that a manual run
         /// keeps before a dropped trailing call), in order.
         head: Vec<Content>,
+        /// Indices (before `kept_from`, ascending) of the pinned messages
+        /// (system / developer): the new history starts with them, the
+        /// host's own messages verbatim, before `head`; they are not
+        /// replaced.
+        pinned: Vec<usize>,
         /// The summary text as written into the history: the model's
         /// summary, then the ledger's section when there is one.
         summary: String,
@@ -475,6 +480,16 @@ impl<C> CompactionOutcome<C> {
         }
     }
 
+    /// COMPRESSED only: the pinned messages before the kept tail (indices
+    /// into the host's history), which the new history starts with; empty
+    /// otherwise.
+    pub fn pinned(&self) -> &[usize] {
+        match self {
+            CompactionOutcome::Compressed { pinned, .. } => pinned,
+            _ => &[],
+        }
+    }
+
     /// SUMMARIZER_FAILED only: what went wrong.
     pub fn cause(&self) -> Option<&SummarizerCause<C>> {
         match self {
@@ -487,31 +502,59 @@ impl<C> CompactionOutcome<C> {
     /// started from (or that history with messages appended since, which
     /// follow the kept tail in order). `None` on every other status: the
     /// history stands as it was.
-    pub fn new_history(&self, history: &[Content]) -> Option<Vec<Content>> {
+    ///
+    /// The new history is the pinned messages (the host's own, in order),
+    /// the head, then `history[kept_from..]`.
+    pub fn new_history<T: Clone>(&self, history: &[T]) -> Option<Vec<T>>
+    where
+        Content: Into<T>,
+    {
         let head = self.head()?;
         let kept_from = self.kept_from().min(history.len());
-        Some(head.iter().chain(&history[kept_from..]).cloned().collect())
+        let pinned = self.pinned().iter().filter_map(|&i| history.get(i));
+        Some(
+            pinned
+                .cloned()
+                .chain(head.iter().cloned().map(Into::into))
+                .chain(history[kept_from..].iter().cloned())
+                .collect(),
+        )
     }
 
     /// COMPRESSED only: the messages the summary replaced, to export before
-    /// they are gone (compaction is one way); empty otherwise.
-    pub fn replaced<'h>(&self, history: &'h [Content]) -> &'h [Content] {
+    /// they are gone (compaction is one way): the messages before the kept
+    /// tail, pinned ones left out; empty otherwise.
+    pub fn replaced<T: Clone>(&self, history: &[T]) -> Vec<T> {
         match self.head() {
-            Some(_) => &history[..self.kept_from().min(history.len())],
-            None => &[],
+            Some(_) => {
+                let kept_from = self.kept_from().min(history.len());
+                let pinned = self.pinned();
+                history[..kept_from]
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !pinned.contains(i))
+                    .map(|(_, m)| m.clone())
+                    .collect()
+            }
+            None => Vec::new(),
         }
     }
 
     /// Applies the outcome to the host's history in place: on COMPRESSED,
-    /// `history[..kept_from]` becomes the head (messages appended since the
-    /// run started stay after the kept tail) and the replaced messages are
-    /// returned; on every other status nothing changes and nothing is
+    /// `history[..kept_from]` becomes the pinned messages followed by the
+    /// head (messages appended since the run started stay after the kept
+    /// tail) and the replaced messages are returned (pinned ones are not
+    /// replaced); on every other status nothing changes and nothing is
     /// returned.
-    pub fn apply_to(&self, history: &mut Vec<Content>) -> Vec<Content> {
-        match self.head() {
-            Some(head) => {
-                let kept_from = self.kept_from().min(history.len());
-                history.splice(..kept_from, head.iter().cloned()).collect()
+    pub fn apply_to<T: Clone>(&self, history: &mut Vec<T>) -> Vec<T>
+    where
+        Content: Into<T>,
+    {
+        match self.new_history(history) {
+            Some(new) => {
+                let replaced = self.replaced(history);
+                *history = new;
+                replaced
             }
             None => Vec::new(),
         }
@@ -537,6 +580,7 @@ impl CompactionOutcome<Infallible> {
             CompactionOutcome::Compressed {
                 run,
                 head,
+                pinned,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
@@ -544,6 +588,7 @@ impl CompactionOutcome<Infallible> {
             } => CompactionOutcome::Compressed {
                 run,
                 head,
+                pinned,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
@@ -603,6 +648,7 @@ impl<C> Serialize for CompactionOutcome<C> {
         map.serialize_entry("method", &self.method())?;
         if let Some(head) = self.head() {
             map.serialize_entry("head", head)?;
+            map.serialize_entry("pinned", self.pinned())?;
         }
         match self.cause() {
             Some(SummarizerCause::Answer(error)) => {
