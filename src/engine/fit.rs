@@ -67,6 +67,8 @@ pub(super) enum Plan {
         head: Vec<Content>,
         kept_from: usize,
         pinned: Vec<usize>,
+        /// The host index each message of `head` was copied from.
+        copied_from: Vec<usize>,
         history_tokens: u64,
         new_tokens: u64,
     },
@@ -97,6 +99,8 @@ pub(super) struct FitState {
     /// Copies of tail messages that go into the head after the summary
     /// (slimmed ones, or the tail before a dropped trailing call).
     pub tail_copies: Vec<Content>,
+    /// The host index each of `tail_copies` was made from.
+    pub tail_sources: Vec<usize>,
     /// The chunks not yet summarized, for a multi-call run.
     pub chunks: Option<Chunks>,
     /// Summary requests handed out so far.
@@ -331,6 +335,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     let pinned_estimate = pinned_before[tail_from];
     let mut tail_estimate = suffix[tail_from];
     let mut tail_copies: Vec<Content> = Vec::new();
+    let mut tail_sources: Vec<usize> = Vec::new();
     let mut kept_from = tail_from;
     if pinned_estimate + tail_estimate > tail_budget {
         // Pinned messages in the tail are never slimmed: the others share
@@ -368,6 +373,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             .map_or(0, |i| i + 1);
         tail_estimate = fitted.iter().map(|m| message_tokens(m, options)).sum();
         tail_copies = fitted[..last_changed].to_vec();
+        tail_sources = (tail_from..tail_from + last_changed).collect();
         kept_from = tail_from + last_changed;
     }
     // What the new history keeps verbatim besides the head: judged with it.
@@ -376,6 +382,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         // The rest of the tail is copied too, so that the new history ends
         // before the dropped call.
         tail_copies.extend(body[kept_from..].iter().cloned());
+        tail_sources.extend(kept_from..body_len);
         kept_from = history.len();
     }
     let starts_with_model = tail_copies
@@ -404,10 +411,13 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             if new_tokens < history_tokens {
                 let mut new_head = head_copies;
                 new_head.extend(tail_copies);
+                let mut copied_from = summarized.clone();
+                copied_from.extend(tail_sources);
                 return Plan::Cleared {
                     head: new_head,
                     kept_from,
                     pinned,
+                    copied_from,
                     history_tokens,
                     new_tokens,
                 };
@@ -438,6 +448,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     };
     let mut state = FitState {
         tail_copies,
+        tail_sources,
         chunks: None,
         calls: 1,
         exact: false,

@@ -239,6 +239,18 @@ impl Compactor {
         self.pending.as_ref().map(|p| p.id)
     }
 
+    /// For the run in flight, the copies of host messages its COMPRESSED
+    /// head will end with (slimmed tail messages, or the tail before a
+    /// dropped trailing call) and the host index each was made from; empty
+    /// when none or no run is in flight. A host in another format makes the
+    /// same copies of its own messages while it still has the history.
+    pub fn pending_copies(&self) -> (&[Content], &[usize]) {
+        match &self.pending {
+            Some(p) => (&p.fit.tail_copies, &p.fit.tail_sources),
+            None => (&[], &[]),
+        }
+    }
+
     /// Changes the window (the user switched models). Fails, changing
     /// nothing, like [`Compactor::new`].
     pub fn set_window(&mut self, window: f64) -> Result<(), Error> {
@@ -529,6 +541,7 @@ impl Compactor {
                     run: self.run(&pending),
                     head,
                     pinned: pending.pinned.clone(),
+                    copied_from: pending.fit.tail_sources.clone(),
                     summary,
                     new_token_count: new_tokens,
                     new_token_count_estimated: estimated,
@@ -773,6 +786,7 @@ impl Compactor {
                 head,
                 kept_from,
                 pinned,
+                copied_from,
                 history_tokens,
                 new_tokens,
             } => {
@@ -791,6 +805,7 @@ impl Compactor {
                     },
                     head,
                     pinned,
+                    copied_from,
                     summary: String::new(),
                     new_token_count: new_tokens,
                     new_token_count_estimated: true,

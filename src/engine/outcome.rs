@@ -282,6 +282,11 @@ pub enum CompactionOutcome<C = Infallible> {
         /// host's own messages verbatim, before `head`; they are not
         /// replaced.
         pinned: Vec<usize>,
+        /// The host index each of the last `copied_from.len()` messages of
+        /// `head` was copied from (slimmed or cleared copies, or the tail
+        /// before a dropped trailing call), so that a host in another format
+        /// can make the same copies of its own messages.
+        copied_from: Vec<usize>,
         /// The summary text as written into the history: the model's
         /// summary, then the ledger's section when there is one.
         summary: String,
@@ -490,6 +495,16 @@ impl<C> CompactionOutcome<C> {
         }
     }
 
+    /// COMPRESSED only: the host index each of the last
+    /// `copied_from().len()` messages of [`CompactionOutcome::head`] is a
+    /// copy of; empty otherwise.
+    pub fn copied_from(&self) -> &[usize] {
+        match self {
+            CompactionOutcome::Compressed { copied_from, .. } => copied_from,
+            _ => &[],
+        }
+    }
+
     /// SUMMARIZER_FAILED only: what went wrong.
     pub fn cause(&self) -> Option<&SummarizerCause<C>> {
         match self {
@@ -581,6 +596,7 @@ impl CompactionOutcome<Infallible> {
                 run,
                 head,
                 pinned,
+                copied_from,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
@@ -589,6 +605,7 @@ impl CompactionOutcome<Infallible> {
                 run,
                 head,
                 pinned,
+                copied_from,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
