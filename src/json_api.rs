@@ -353,6 +353,28 @@ pub fn statuses() -> String {
     envelope::<Value>(Ok(Value::Object(map)))
 }
 
+/// The reference's alias names, alias to number
+/// (`{"COMPRESSION_FAILED_INFLATED_TOKEN_COUNT": 2, ...}`), from
+/// [`CompactionStatus::ALIASES`]: the JS `CompressionStatus` enum adds them
+/// as extra members (name → number only; the number still maps back to the
+/// status's own name). Apart from [`statuses`], whose keys are exactly the
+/// `statusName`s a result can carry.
+pub fn status_aliases() -> String {
+    let map: serde_json::Map<String, Value> = CompactionStatus::ALIASES
+        .iter()
+        .map(|(name, s)| (name.to_string(), Value::from(s.code())))
+        .collect();
+    envelope::<Value>(Ok(Value::Object(map)))
+}
+
+/// The limits of a model from the dated table ([`crate::model_limits`],
+/// `modelLimits`): `{ window, maxOutputTokens, known, family?, warning? }`
+/// (`maxOutputTokens` is `null` when the table has none; an unknown id gets
+/// the 131 072 fallback window, `known: false` and a warning).
+pub fn model_limits(model_id: &str) -> String {
+    envelope::<crate::model_limits::ModelLimits>(Ok(crate::model_limits::model_limits(model_id)))
+}
+
 /// Every error code, from the one list ([`ErrorCode::ALL`]).
 pub fn error_codes() -> String {
     envelope::<Vec<&str>>(Ok(ErrorCode::ALL.iter().map(|c| c.as_str()).collect()))

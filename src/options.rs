@@ -249,14 +249,19 @@ impl CompactorConfig {
 
     /// The option names [`CompactorConfig::from_json`] reads besides
     /// [`CompactionOptions::FIELDS`].
-    pub const CHAT_FIELDS: [&'static str; 3] = [
+    pub const CHAT_FIELDS: [&'static str; 4] = [
         "window",
         "consecutiveFailures",
         "hasFailedCompressionAttempt",
+        "model",
     ];
 
     /// Reads a chat's options, flat as the JS constructor takes them
-    /// (`{ window, consecutiveFailures?, ...CompactionOptions }`). The
+    /// (`{ window, consecutiveFailures?, model?, ...CompactionOptions }`).
+    /// `model` (a model id) sets the window and `maxOutputTokens` from the
+    /// dated table ([`crate::model_limits`]); an explicit `window` or
+    /// `maxOutputTokens` always wins; an unknown model gets the 131 072
+    /// fallback window (when no window is given) and a warning. The
     /// deprecated `hasFailedCompressionAttempt` maps true to 3 failures and
     /// false to 0 when `consecutiveFailures` is absent, with a warning. A
     /// window that is not a number is `INVALID_ARGUMENT`; NaN, ±Infinity or
@@ -284,13 +289,22 @@ impl CompactorConfig {
             .copied()
             .collect();
         f.only(&known)?;
+        let mut warnings = Vec::new();
+        let limits = f.string("model")?.map(crate::model_limits::model_limits);
+        if let Some(warning) = limits.as_ref().and_then(|l| l.warning.clone()) {
+            warnings.push(warning);
+        }
         let window = match f.get("window") {
-            None => {
-                return Err(Error::new(
-                    ErrorCode::InvalidArgument,
-                    "options.window is missing: the model's context window in tokens",
-                ));
-            }
+            None => match &limits {
+                Some(limits) => limits.window as f64,
+                None => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidArgument,
+                        "options.window is missing: the model's context window in tokens \
+                         (or pass model, e.g. { model: \"gpt-4o\" })",
+                    ));
+                }
+            },
             // A number of the wrong kind is INVALID_WINDOW; not a number at
             // all, INVALID_ARGUMENT (as for every other argument).
             Some(v) => match v.as_f64().or_else(|| non_finite(v)) {
@@ -298,7 +312,6 @@ impl CompactorConfig {
                 None => return Err(f.bad("window", v, "a number")),
             },
         };
-        let mut warnings = Vec::new();
         let consecutive_failures = match f.small_count("consecutiveFailures")? {
             Some(n) => n,
             None => match f.get("hasFailedCompressionAttempt") {
@@ -312,10 +325,14 @@ impl CompactorConfig {
                 }
             },
         };
+        let mut options = CompactionOptions::read_fields(&f)?;
+        if options.fit.max_output_tokens.is_none() {
+            options.fit.max_output_tokens = limits.and_then(|l| l.max_output_tokens);
+        }
         Ok(ReadConfig {
             config: CompactorConfig {
                 window,
-                options: CompactionOptions::read_fields(&f)?,
+                options,
                 consecutive_failures,
             },
             warnings,

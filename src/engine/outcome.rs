@@ -70,6 +70,30 @@ impl CompactionStatus {
         CompactionStatus::Aborted,
     ];
 
+    /// The reference implementation's names for some statuses, with the
+    /// status each stands for, so that code written against the reference
+    /// compiles: the JS `CompressionStatus` enum carries them as extra
+    /// members with the same numbers. A result's `statusName` is always the
+    /// status's own name ([`CompactionStatus::as_str`]).
+    pub const ALIASES: [(&'static str, CompactionStatus); 4] = [
+        (
+            "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT",
+            CompactionStatus::Inflated,
+        ),
+        (
+            "COMPRESSION_FAILED_TOKEN_COUNT_ERROR",
+            CompactionStatus::TokenCountError,
+        ),
+        (
+            "COMPRESSION_FAILED_EMPTY_SUMMARY",
+            CompactionStatus::EmptySummary,
+        ),
+        (
+            "COMPRESSION_FAILED_OUTPUT_TRUNCATED",
+            CompactionStatus::OutputTruncated,
+        ),
+    ];
+
     /// The number the status is serialized as.
     pub fn code(self) -> u8 {
         self as u8
