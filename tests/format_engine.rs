@@ -882,3 +882,81 @@ fn the_reference_status_names_are_aliases_with_the_same_numbers() {
         assert!(statuses.as_object().unwrap().values().any(|v| v == code));
     }
 }
+
+#[test]
+fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
+    for format in [Format::OpenAi, Format::Anthropic, Format::AiSdk] {
+        let mut history: Vec<Value> = system(format).into_iter().collect();
+        for t in 0..14 {
+            history.push(user_message(format, &format!("turn {t}")));
+            history.extend(turn(format, t));
+        }
+        let before = estimate(format, &history);
+
+        // clearToolOutputs: the old outputs become markers, no summary call.
+        let mut chats = Chats::new();
+        let options =
+            json!({ "window": 32_000, "format": format.name(), "clearToolOutputs": true });
+        let handle = ok(chats.create(&options.to_string()))["handle"]
+            .as_u64()
+            .unwrap() as u32;
+        let result = compact_to_end(&mut chats, handle, &history);
+        assert_eq!(result["status"], 1, "{format}: {result}");
+        assert_eq!(result["method"], "cleared", "{format}: {result}");
+        let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
+        let mut new_history: Vec<Value> = system(format).into_iter().collect();
+        assert_eq!(
+            result["pinned"],
+            json!(if new_history.is_empty() {
+                vec![]
+            } else {
+                vec![0]
+            })
+        );
+        new_history.extend(result["head"].as_array().unwrap().iter().cloned());
+        new_history.extend(history[kept_from..].iter().cloned());
+        let text = serde_json::to_string(&new_history).unwrap();
+        assert!(
+            !text.contains("\"parts\""),
+            "{format}: a Gemini shape came back"
+        );
+        assert!(text.contains("removed by compaction"), "{format}");
+        Format::read(format, Value::Array(new_history.clone()), "new history").unwrap();
+        assert_every_result_has_its_call(format, &new_history, "cleared copies");
+        let after = estimate(format, &new_history);
+        assert!(after < before / 2.0, "{format}: {after} vs {before}");
+
+        // /compact with a trailing call: the call is dropped, the tail
+        // before it comes back as the host's own messages, verbatim.
+        let mut with_call = history.clone();
+        with_call.push(user_message(format, "one more"));
+        let mut last = turn(format, 20);
+        last.truncate(2); // the ask and the calls, no results yet
+        with_call.extend(last);
+        let mut chats = Chats::new();
+        let options = json!({ "window": 32_000, "format": format.name(), "excludeMessages": 2 });
+        let handle = ok(chats.create(&options.to_string()))["handle"]
+            .as_u64()
+            .unwrap() as u32;
+        let result = compact_to_end(&mut chats, handle, &with_call);
+        assert_eq!(result["status"], 1, "{format}: {result}");
+        assert_eq!(result["keptFrom"], with_call.len(), "{format}");
+        let head = result["head"].as_array().unwrap();
+        let copies: Vec<&Value> = head
+            .iter()
+            .filter(|m| !m.to_string().contains("conversation-summary"))
+            .skip(1)
+            .collect();
+        assert!(!copies.is_empty(), "{format}: {result}");
+        for copy in &copies {
+            assert!(
+                with_call.contains(copy),
+                "{format}: a copy is not the host's message: {copy}"
+            );
+        }
+        assert!(
+            !head.contains(with_call.last().unwrap()),
+            "{format}: the trailing call stayed"
+        );
+    }
+}
