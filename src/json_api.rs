@@ -24,6 +24,13 @@
 //! other `before_send` / `compact` on that chat is `BUSY`; reads, usage and
 //! `set_window` keep working.
 //!
+//! Messages are read in a format: a chat's `format` option (`"gemini"`,
+//! the default, `"openai"`, `"anthropic"`, `"ai-sdk"`; see
+//! [`crate::format`]) for its histories and messages, and for the stateless
+//! functions an `options.format` beside the estimate options. A message
+//! that does not have the format's shape is `INVALID_CONTENT`, naming it and
+//! the format it seems to be in, never 0 tokens.
+//!
 //! A `done` result is the outcome's data (`status` as a number and
 //! `statusName`, `trigger`, `forced`, `noopReason`, `estimate`, `tier`,
 //! `keptFrom`, `originalTokenCount`, `newTokenCount`,
@@ -33,9 +40,18 @@
 //! `head`, the messages the new history starts with (summary,
 //! acknowledgement, and a bridge when the kept tail starts with a model
 //! message; then copies of tail messages that were slimmed to fit; for a
-//! cleared run, the cleared copies of the replaced messages). The caller builds the new history as `head` followed by its own
-//! `history[keptFrom..]` (then whatever it appended meanwhile); on every
-//! other status its history stands as it was. On a failure, `cause` is
+//! cleared run, the cleared copies of the replaced messages), written in
+//! the chat's format, and `pinned`, the indices before `keptFrom` of the
+//! pinned messages (system / developer), which are never replaced. The
+//! caller builds the new history as its own pinned messages
+//! (`pinned.map(i => history[i])`), then `head`, then its own
+//! `history[keptFrom..]` (then whatever it appended meanwhile); the
+//! replaced messages are `history[..keptFrom]` without the pinned ones. On
+//! every other status its history stands as it was. In a format other than
+//! Gemini, copies in `head` are the host's own messages: verbatim when the
+//! engine kept them whole, else with their long strings cut to the size of
+//! the engine's slimmed or cleared copy ([`crate::slim::slim_json`]), made
+//! while the history was at hand (at `before_send` / `compact`). On a failure, `cause` is
 //! `{"code", "message"}` when the library judged the answer unusable
 //! (`INVALID_ANSWER`), `{"message"}` for a host failure reported with
 //! [`Chats::fail`] (the JS layer attaches the host's own error instead), and
@@ -367,7 +383,7 @@ pub fn status_aliases() -> String {
     envelope::<Value>(Ok(Value::Object(map)))
 }
 
-/// The limits of a model from the dated table ([`crate::model_limits`],
+/// The limits of a model from the dated table ([`mod@crate::model_limits`],
 /// `modelLimits`): `{ window, maxOutputTokens, known, family?, warning? }`
 /// (`maxOutputTokens` is `null` when the table has none; an unknown id gets
 /// the 131 072 fallback window, `known: false` and a warning).

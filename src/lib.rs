@@ -28,10 +28,10 @@
 //! * [`ledger`]: what must survive a compaction (the files changed, the
 //!   user's own words), read by the library from the replaced messages and
 //!   written after the model's summary, so a careless summary loses neither.
-//! * [`format`]: the message shapes hosts keep histories in (Gemini,
+//! * [`mod@format`]: the message shapes hosts keep histories in (Gemini,
 //!   OpenAI, Anthropic, AI SDK), read into the core's model with the facts
 //!   the engine needs (pinned system prompts, calls and results by id) and
-//!   written back; [`model_limits`]: a dated table of model windows and
+//!   written back; [`mod@model_limits`]: a dated table of model windows and
 //!   output limits.
 //! * [`driver`]: an async driver over a host [`Summarizer`], which never
 //!   holds the compactor borrowed across an `.await`.

@@ -259,7 +259,7 @@ impl CompactorConfig {
     /// Reads a chat's options, flat as the JS constructor takes them
     /// (`{ window, consecutiveFailures?, model?, ...CompactionOptions }`).
     /// `model` (a model id) sets the window and `maxOutputTokens` from the
-    /// dated table ([`crate::model_limits`]); an explicit `window` or
+    /// dated table ([`mod@crate::model_limits`]); an explicit `window` or
     /// `maxOutputTokens` always wins; an unknown model gets the 131 072
     /// fallback window (when no window is given) and a warning. The
     /// deprecated `hasFailedCompressionAttempt` maps true to 3 failures and

@@ -20,7 +20,13 @@
 //!   response; the new history then needs a one-line bridge before it (see
 //!   [`crate::summary_request::BRIDGE`]);
 //! * a function call at the very end, still waiting for the response the
-//!   host is about to send, always stays in the tail.
+//!   host is about to send, always stays in the tail;
+//! * pinned messages (system / developer, [`crate::format::MessageFacts`])
+//!   are never a boundary: they stay first and verbatim wherever the split
+//!   falls, and are never summarized;
+//! * the tail never holds a result whose call is before it (calls and
+//!   results pair by id in every format): the split moves back to the call,
+//!   and to a clean boundary again, until neither rule moves it.
 //!
 //! When the split lands at the start, nothing would be compressed: the
 //! engine reports NOOP.

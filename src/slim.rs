@@ -311,7 +311,7 @@ const UNCUT_KEYS: [&str; 22] = [
 /// (head and end kept around the marker, as [`slim_message`] cuts) to a
 /// common length, the largest at which `measure` (the message's estimated
 /// tokens, read in its format) is at most `budget_tokens`. Ids, names,
-/// roles, media and signed thinking are never cut ([`UNCUT_KEYS`]). Used
+/// roles, media and signed thinking are never cut. Used
 /// to give a host in another format the same slimmed copies the engine
 /// made of the core's model of its messages.
 pub fn slim_json(

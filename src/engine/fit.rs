@@ -6,7 +6,10 @@
 //!   the summary reserve and the pending message would leave the next prompt
 //!   at or above `auto` (`hard` for a run forced at `hard` whose pending
 //!   message alone is at `auto`), the tail starts later, at a clean boundary (never between a
-//!   call and its response), down to the last one; when even that does not
+//!   call and its response: a boundary whose tail would hold a result of a
+//!   call before it is skipped), down to the last one; the pinned messages
+//!   before the tail are kept too and count against it, and are never
+//!   slimmed; when even that does not
 //!   fit, its largest messages are slimmed ([`crate::slim`]) and their
 //!   copies go into the outcome's head.
 //! * **A message that cannot fit.** When the pending message, with the

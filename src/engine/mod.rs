@@ -112,7 +112,9 @@ pub enum Next {
 /// # Call order
 ///
 /// 1. [`Compactor::new`] (or [`Compactor::restore`] after a reload).
-/// 2. Before sending each user message, [`Compactor::poll_before_send`]:
+/// 2. Before sending each user message, [`Compactor::poll_before_send`]
+///    (or, for a history read from another format with
+///    [`crate::Format::read`], [`Compactor::poll_before_send_history`]):
 ///    * [`SendDecision::Proceed`]: send the message.
 ///    * [`SendDecision::Cleared`]: apply the outcome, then send.
 ///    * [`SendDecision::Summarize`]: run the request through the model,

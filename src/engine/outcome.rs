@@ -15,7 +15,8 @@
 //! [path] }` on COMPRESSED and INFLATED with the ledger on, else `null`),
 //! `summaryCalls`, `method` (`"summarized"` or `"cleared"`, `null` for
 //! NOOP), `overBy` with `noopReason: "messageTooLarge"`, on COMPRESSED
-//! `head`, and on SUMMARIZER_FAILED `cause`
+//! `head` and `pinned` (indices of the pinned messages before `keptFrom`,
+//! which the new history starts with), and on SUMMARIZER_FAILED `cause`
 //! (`{ code, message }` when the answer was unusable, `{ message }` for a
 //! failure of the host's summarizer, whose own error the caller keeps).
 
