@@ -290,9 +290,20 @@ impl CompactorConfig {
             .collect();
         f.only(&known)?;
         let mut warnings = Vec::new();
-        let limits = f.string("model")?.map(crate::model_limits::model_limits);
-        if let Some(warning) = limits.as_ref().and_then(|l| l.warning.clone()) {
-            warnings.push(warning);
+        let model = f.string("model")?;
+        let limits = model.map(crate::model_limits::model_limits);
+        if let (Some(model), Some(limits)) = (model, &limits)
+            && !limits.known
+        {
+            warnings.push(match f.get("window") {
+                None => limits.warning.clone().unwrap_or_default(),
+                // Nothing falls back but the output limit.
+                Some(_) => format!(
+                    "compaction-core: the model {model:?} is not in the model table (checked {}); \
+                     using the window given, and no output limit unless maxOutputTokens is given.",
+                    crate::model_limits::TABLE_DATE
+                ),
+            });
         }
         let window = match f.get("window") {
             None => match &limits {

@@ -774,6 +774,8 @@ fn model_limits_match_dated_and_prefixed_ids_and_fall_back_with_a_warning() {
         ("gpt-4o-2024-08-06", 128_000, json!(16_384)),
         ("gpt-4o-2024-05-13", 128_000, json!(4_096)),
         ("openai/gpt-4o-mini", 128_000, json!(16_384)),
+        ("chatgpt-4o-latest", 128_000, json!(16_384)),
+        ("openai/gpt-oss-120b", 131_072, Value::Null),
         ("gpt-4.1-mini-2025-04-14", 1_047_576, json!(32_768)),
         ("o3-mini-2025-01-31", 200_000, json!(100_000)),
         ("o1-mini", 128_000, json!(65_536)),
@@ -848,6 +850,21 @@ fn the_model_option_sets_the_limits_and_explicit_values_win() {
     assert!(saved["options"].get("maxOutputTokens").is_none());
     assert_eq!(warnings.as_array().unwrap().len(), 1);
     assert!(warnings[0].as_str().unwrap().contains("unknown-x"));
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("assuming a window of 131072 tokens")
+    );
+    let (_, saved, warnings) = create(&mut chats, json!({ "model": "unknown-x", "window": 9_000 }));
+    assert_eq!(saved["window"], 9_000.0);
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("using the window given"),
+        "{warnings}"
+    );
     // The format is saved and restored with the chat.
     let (handle, saved, _) = create(&mut chats, json!({ "model": "gpt-4o", "format": "openai" }));
     assert_eq!(saved["options"]["format"], "openai");
