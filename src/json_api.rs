@@ -24,6 +24,13 @@
 //! other `before_send` / `compact` on that chat is `BUSY`; reads, usage and
 //! `set_window` keep working.
 //!
+//! Messages are read in a format: a chat's `format` option (`"gemini"`,
+//! the default, `"openai"`, `"anthropic"`, `"ai-sdk"`; see
+//! [`crate::format`]) for its histories and messages, and for the stateless
+//! functions an `options.format` beside the estimate options. A message
+//! that does not have the format's shape is `INVALID_CONTENT`, naming it and
+//! the format it seems to be in, never 0 tokens.
+//!
 //! A `done` result is the outcome's data (`status` as a number and
 //! `statusName`, `trigger`, `forced`, `noopReason`, `estimate`, `tier`,
 //! `keptFrom`, `originalTokenCount`, `newTokenCount`,
@@ -33,9 +40,18 @@
 //! `head`, the messages the new history starts with (summary,
 //! acknowledgement, and a bridge when the kept tail starts with a model
 //! message; then copies of tail messages that were slimmed to fit; for a
-//! cleared run, the cleared copies of the replaced messages). The caller builds the new history as `head` followed by its own
-//! `history[keptFrom..]` (then whatever it appended meanwhile); on every
-//! other status its history stands as it was. On a failure, `cause` is
+//! cleared run, the cleared copies of the replaced messages), written in
+//! the chat's format, and `pinned`, the indices before `keptFrom` of the
+//! pinned messages (system / developer), which are never replaced. The
+//! caller builds the new history as its own pinned messages
+//! (`pinned.map(i => history[i])`), then `head`, then its own
+//! `history[keptFrom..]` (then whatever it appended meanwhile); the
+//! replaced messages are `history[..keptFrom]` without the pinned ones. On
+//! every other status its history stands as it was. In a format other than
+//! Gemini, copies in `head` are the host's own messages: verbatim when the
+//! engine kept them whole, else with their long strings cut to the size of
+//! the engine's slimmed or cleared copy ([`crate::slim::slim_json`]), made
+//! while the history was at hand (at `before_send` / `compact`). On a failure, `cause` is
 //! `{"code", "message"}` when the library judged the answer unusable
 //! (`INVALID_ANSWER`), `{"message"}` for a host failure reported with
 //! [`Chats::fail`] (the JS layer attaches the host's own error instead), and
@@ -62,10 +78,11 @@ use crate::context_report::context_report as build_context_report;
 use crate::engine::outcome::{CompactionOutcome, CompactionStatus};
 use crate::engine::{Compactor, Next, RequestId, SendDecision};
 use crate::error::{Error, ErrorCode, show_number};
-use crate::estimate::{self, EstimateOptions};
+use crate::estimate::{self, EstimateOptions, message_tokens};
+use crate::format::{Format, History};
 use crate::ladder::{self, Thresholds};
 use crate::options::CompactorConfig;
-use crate::read::{COUNT, TOKEN_BUDGET, check_count, describe, parse_json};
+use crate::read::{COUNT, Fields, TOKEN_BUDGET, check_count, describe, parse_json};
 use crate::settings;
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, SummaryRequest,
@@ -116,19 +133,128 @@ fn optional(text: &str, name: &str, code: ErrorCode) -> Result<Value, Error> {
     }
 }
 
-fn estimate_options(options: &str) -> Result<EstimateOptions, Error> {
+/// The estimate options and the messages' `format` (`"gemini"` when
+/// absent): the format says how to read the messages, the rest how to count
+/// them, so [`EstimateOptions`] stays format-free.
+fn estimate_options(options: &str) -> Result<(EstimateOptions, Format), Error> {
     let value = optional(options, "options", ErrorCode::InvalidArgument)?;
-    EstimateOptions::from_json(&value, "options")
+    let fields = Fields::of(&value, "options", ErrorCode::InvalidArgument)?;
+    let mut known = EstimateOptions::FIELDS.to_vec();
+    known.push("format");
+    fields.only(&known)?;
+    let format = fields
+        .choice("format", &Format::ALL, Format::name)?
+        .unwrap_or_default();
+    Ok((
+        EstimateOptions::read_fields(&fields, EstimateOptions::default())?,
+        format,
+    ))
 }
 
-fn messages(text: &str, name: &str) -> Result<Vec<Content>, Error> {
+/// A message list in `format`; a message of another shape is
+/// `INVALID_CONTENT` naming it and the format it seems to be in.
+fn messages(text: &str, name: &str, format: Format) -> Result<History, Error> {
     let value = parse_json(text, name, ErrorCode::InvalidContent)?;
-    Content::list_from_value(value, name)
+    format.read(value, name)
 }
 
-fn message(text: &str, name: &str) -> Result<Content, Error> {
+fn message(text: &str, name: &str, format: Format) -> Result<Content, Error> {
     let value = parse_json(text, name, ErrorCode::InvalidContent)?;
-    Content::from_value(value, name)
+    Ok(format.read_message(value, name)?.0)
+}
+
+/// A copy of the host's own message `original` (in `format`) matching the
+/// engine's `copy` of its content `source`: the message itself when the
+/// copy is unchanged, else the message with its long strings cut to the
+/// copy's estimated size ([`crate::slim::slim_json`]).
+fn host_copy(
+    format: Format,
+    original: &Value,
+    copy: &Content,
+    source: Option<&Content>,
+    options: &EstimateOptions,
+) -> Value {
+    if source == Some(copy) {
+        return original.clone();
+    }
+    crate::slim::slim_json(original, message_tokens(copy, options), |v| {
+        format
+            .read_message(v.clone(), "message")
+            .ok()
+            .map(|(c, _)| message_tokens(&c, options))
+    })
+}
+
+/// The host's copies of `sources` (indices into the history text), made
+/// like the engine's `copies`, for a format other than Gemini.
+fn host_copies(
+    format: Format,
+    history_text: &str,
+    history: &History,
+    copies: &[Content],
+    sources: &[usize],
+    options: &EstimateOptions,
+) -> Result<Vec<Value>, Error> {
+    let Value::Array(items) = parse_json(history_text, "history", ErrorCode::InvalidContent)?
+    else {
+        return Err(Error::new(
+            ErrorCode::InvalidContent,
+            "history must be an array of messages",
+        ));
+    };
+    copies
+        .iter()
+        .zip(sources)
+        .map(|(copy, &i)| {
+            items
+                .get(i)
+                .map(|original| host_copy(format, original, copy, history.contents.get(i), options))
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::InvalidState,
+                        format!("history[{i}] is gone: the history changed during the check"),
+                    )
+                })
+        })
+        .collect()
+}
+
+/// A result as the JS layer gets it: the outcome, its `head` in the host's
+/// format (the library's own messages written with [`Format::write`], then
+/// the host's copies).
+fn done_value<C>(
+    outcome: &CompactionOutcome<C>,
+    format: Format,
+    copies: Option<Vec<Value>>,
+) -> Result<Value, Error> {
+    let mut value = serde_json::to_value(outcome).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!("the result could not be written as JSON: {e}"),
+        )
+    })?;
+    if format == Format::Gemini {
+        return Ok(value);
+    }
+    if let (Some(head), Value::Object(map)) = (outcome.head(), &mut value) {
+        let copied = outcome.copied_from().len().min(head.len());
+        let mut written = head[..head.len() - copied]
+            .iter()
+            .map(|c| format.write(c))
+            .collect::<Result<Vec<Value>, Error>>()?;
+        match copies {
+            Some(copies) if copies.len() == copied => written.extend(copies),
+            _ if copied == 0 => {}
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidState,
+                    "the copies of the kept messages were lost for this run",
+                ));
+            }
+        }
+        map.insert("head".into(), Value::Array(written));
+    }
+    Ok(value)
 }
 
 /// The three-tier ladder for a context window (`computeThresholds`).
@@ -150,16 +276,16 @@ pub fn current_tier(tokens: f64, thresholds: &str) -> String {
 /// Estimated tokens of a message list (`estimateContentTokens`).
 pub fn estimate_content_tokens(contents: &str, options: &str) -> String {
     envelope((|| {
-        let options = estimate_options(options)?;
-        let contents = messages(contents, "contents")?;
-        Ok(estimate::estimate_content_tokens(&contents, &options) as f64)
+        let (options, format) = estimate_options(options)?;
+        let contents = messages(contents, "contents", format)?;
+        Ok(estimate::estimate_content_tokens(&contents.contents, &options) as f64)
     })())
 }
 
 /// Estimated tokens of one text, given raw, not as JSON (`estimateTextTokens`).
 pub fn estimate_text_tokens(text: &str, options: &str) -> String {
     envelope((|| {
-        let options = estimate_options(options)?;
+        let (options, _) = estimate_options(options)?;
         Ok(estimate::estimate_text_tokens(text, &options) as f64)
     })())
 }
@@ -173,13 +299,13 @@ pub fn estimate_prompt_tokens(
     options: &str,
 ) -> String {
     envelope((|| {
-        let options = estimate_options(options)?;
+        let (options, format) = estimate_options(options)?;
         let last = check_count("lastPromptTokenCount", last_prompt_token_count)?;
-        let user_message = message(user_message, "userMessage")?;
+        let user_message = message(user_message, "userMessage", format)?;
         let history = if last > 0.0 {
             Vec::new()
         } else {
-            messages(history, "history")?
+            messages(history, "history", format)?.contents
         };
         Ok(estimate::estimate_prompt_tokens(&history, &user_message, last as u64, &options) as f64)
     })())
@@ -243,6 +369,28 @@ pub fn statuses() -> String {
     envelope::<Value>(Ok(Value::Object(map)))
 }
 
+/// The reference's alias names, alias to number
+/// (`{"COMPRESSION_FAILED_INFLATED_TOKEN_COUNT": 2, ...}`), from
+/// [`CompactionStatus::ALIASES`]: the JS `CompressionStatus` enum adds them
+/// as extra members (name → number only; the number still maps back to the
+/// status's own name). Apart from [`statuses`], whose keys are exactly the
+/// `statusName`s a result can carry.
+pub fn status_aliases() -> String {
+    let map: serde_json::Map<String, Value> = CompactionStatus::ALIASES
+        .iter()
+        .map(|(name, s)| (name.to_string(), Value::from(s.code())))
+        .collect();
+    envelope::<Value>(Ok(Value::Object(map)))
+}
+
+/// The limits of a model from the dated table ([`mod@crate::model_limits`],
+/// `modelLimits`): `{ window, maxOutputTokens, known, family?, warning? }`
+/// (`maxOutputTokens` is `null` when the table has none; an unknown id gets
+/// the 131 072 fallback window, `known: false` and a warning).
+pub fn model_limits(model_id: &str) -> String {
+    envelope::<crate::model_limits::ModelLimits>(Ok(crate::model_limits::model_limits(model_id)))
+}
+
 /// Every error code, from the one list ([`ErrorCode::ALL`]).
 pub fn error_codes() -> String {
     envelope::<Vec<&str>>(Ok(ErrorCode::ALL.iter().map(|c| c.as_str()).collect()))
@@ -253,12 +401,28 @@ pub fn error_codes() -> String {
 /// around a marker that says how many characters were removed. For a host
 /// whose message is `messageTooLarge` and that wants to send it anyway.
 /// `options` are the estimate options (`""`: the spec's rule).
+///
+/// With `options.format` other than `"gemini"`, the message is read and
+/// returned in that format: the host's own message with its long strings
+/// cut ([`crate::slim::slim_json`]; ids, media and signed thinking kept).
 pub fn slim_message(message_json: &str, budget_tokens: f64, options: &str) -> String {
     envelope((|| {
-        let options = estimate_options(options)?;
+        let (options, format) = estimate_options(options)?;
         let budget = TOKEN_BUDGET.check("budgetTokens", budget_tokens)?;
-        let message = message(message_json, "message")?;
-        Ok(crate::slim::slim_message(&message, budget, &options))
+        if format == Format::Gemini {
+            let message = message(message_json, "message", format)?;
+            return serde_json::to_value(crate::slim::slim_message(&message, budget, &options))
+                .map_err(|e| Error::new(ErrorCode::InvalidContent, e.to_string()));
+        }
+        let value = parse_json(message_json, "message", ErrorCode::InvalidContent)?;
+        // Checked first, so a message in the wrong shape is an error.
+        format.read_message(value.clone(), "message")?;
+        Ok(crate::slim::slim_json(&value, budget, |v| {
+            format
+                .read_message(v.clone(), "message")
+                .ok()
+                .map(|(c, _)| message_tokens(&c, &options))
+        }))
     })())
 }
 
@@ -276,8 +440,9 @@ pub enum Step {
         /// The summarization call.
         request: SummaryRequest,
     },
-    /// The compaction is over: the result (see the module docs).
-    Done(CompactionOutcome<()>),
+    /// The compaction is over: the result (see the module docs), its
+    /// `head` in the chat's format.
+    Done(Value),
 }
 
 /// The chats of one host, addressed by `u32` handles that are never reused
@@ -286,6 +451,10 @@ pub enum Step {
 pub struct Chats {
     chats: BTreeMap<u32, Compactor>,
     next: u32,
+    /// For a run in flight on a chat in another format than Gemini whose
+    /// head will end with copies of the host's messages: those copies, in
+    /// the host's format, made while the history was at hand.
+    copies: BTreeMap<u32, Vec<Value>>,
 }
 
 /// What [`Chats::state`] returns.
@@ -305,6 +474,7 @@ impl Chats {
         Chats {
             chats: BTreeMap::new(),
             next: 1,
+            copies: BTreeMap::new(),
         }
     }
 
@@ -359,6 +529,7 @@ impl Chats {
     /// ("this chat was freed"). A request in flight is dropped with it.
     pub fn free(&mut self, handle: u32) -> String {
         let next = self.next;
+        self.copies.remove(&handle);
         envelope(
             self.chats
                 .remove(&handle)
@@ -425,7 +596,7 @@ impl Chats {
     pub fn needs_history(&self, handle: u32, user_message: &str) -> String {
         envelope((|| {
             let chat = self.chat(handle)?;
-            let user_message = message(user_message, "userMessage")?;
+            let user_message = message(user_message, "userMessage", chat.options().format)?;
             Ok(chat.needs_history(&user_message))
         })())
     }
@@ -435,15 +606,16 @@ impl Chats {
     pub fn before_send(&mut self, handle: u32, history: &str, user_message: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let user_message = message(user_message, "userMessage")?;
+            let format = chat.options().format;
+            let user_message = message(user_message, "userMessage", format)?;
             check_array(history, "history")?;
-            let history = if chat.needs_history(&user_message) {
-                messages(history, "history")?
+            let read = if chat.needs_history(&user_message) {
+                messages(history, "history", format)?
             } else {
-                Vec::new()
+                History::default()
             };
-            let decision = chat.poll_before_send(&history, &user_message)?;
-            Ok(step(chat, decision))
+            let decision = chat.poll_before_send_history(&read, &user_message)?;
+            self.step(handle, decision, history, &read)
         })())
     }
 
@@ -452,11 +624,83 @@ impl Chats {
     pub fn compact(&mut self, handle: u32, history: &str, focus: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let history = messages(history, "history")?;
+            let read = messages(history, "history", chat.options().format)?;
             let focus = (!focus.is_empty()).then_some(focus);
-            let decision = chat.poll_manual(&history, focus)?;
-            Ok(step(chat, decision))
+            let decision = chat.poll_manual_history(&read, focus)?;
+            self.step(handle, decision, history, &read)
         })())
+    }
+
+    /// The step for a decision; for a chat in another format than Gemini,
+    /// the host's copies its head will need are made now, while the
+    /// history is at hand.
+    fn step(
+        &mut self,
+        handle: u32,
+        decision: SendDecision,
+        history_text: &str,
+        history: &History,
+    ) -> Result<Step, Error> {
+        let chat = self.chat(handle)?;
+        let format = chat.options().format;
+        let options = chat.options().estimate;
+        match decision {
+            SendDecision::Proceed {
+                estimate,
+                tier,
+                reason,
+            } => Ok(Step::Done(done_value(
+                &chat.noop_outcome::<()>(estimate, tier, reason),
+                format,
+                None,
+            )?)),
+            SendDecision::Cleared(outcome) => {
+                let copies = if format == Format::Gemini || outcome.copied_from().is_empty() {
+                    None
+                } else {
+                    let copied = outcome.copied_from().len();
+                    let head = outcome.head().unwrap_or_default();
+                    let copies = &head[head.len().saturating_sub(copied)..];
+                    Some(host_copies(
+                        format,
+                        history_text,
+                        history,
+                        copies,
+                        outcome.copied_from(),
+                        &options,
+                    )?)
+                };
+                Ok(Step::Done(done_value(&outcome, format, copies)?))
+            }
+            SendDecision::Summarize { id, request, .. } => {
+                let (copies, sources) = chat.pending_copies();
+                if format != Format::Gemini && !copies.is_empty() {
+                    let made =
+                        host_copies(format, history_text, history, copies, sources, &options);
+                    match made {
+                        Ok(made) => {
+                            self.copies.insert(handle, made);
+                        }
+                        Err(error) => {
+                            // The run cannot end well without them: it is
+                            // dropped, and the chat is idle again.
+                            let _ = self.chat_mut(handle)?.handle_abort(id);
+                            return Err(error);
+                        }
+                    }
+                } else {
+                    self.copies.remove(&handle);
+                }
+                Ok(Step::Summarize { id: id.0, request })
+            }
+        }
+    }
+
+    /// The `done` step for a run's outcome, with the copies made for it.
+    fn done<C>(&mut self, handle: u32, outcome: &CompactionOutcome<C>) -> Result<Step, Error> {
+        let copies = self.copies.remove(&handle);
+        let format = self.chat(handle)?.options().format;
+        Ok(Step::Done(done_value(outcome, format, copies)?))
     }
 
     /// The host's answer to request `id` (`{ text, finishReason?, usage? }`
@@ -470,10 +714,10 @@ impl Chats {
                 Ok(value) => chat.handle_answer_json(id, &value)?,
                 Err(error) => Next::Done(chat.handle_invalid_answer(id, error)?),
             };
-            Ok(match next {
-                Next::Summarize { id, request } => Step::Summarize { id: id.0, request },
-                Next::Done(outcome) => Step::Done(outcome.with_cause_type()),
-            })
+            match next {
+                Next::Summarize { id, request } => Ok(Step::Summarize { id: id.0, request }),
+                Next::Done(outcome) => self.done(handle, &outcome),
+            }
         })())
     }
 
@@ -484,7 +728,8 @@ impl Chats {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let id = request_id(id)?;
-            Ok(Step::Done(chat.handle_summary_failure(id, message, ())?))
+            let outcome = chat.handle_summary_failure(id, message, ())?;
+            self.done(handle, &outcome)
         })())
     }
 
@@ -493,21 +738,9 @@ impl Chats {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let id = request_id(id)?;
-            Ok(Step::Done(chat.handle_abort(id)?.with_cause_type()))
+            let outcome = chat.handle_abort(id)?;
+            self.done(handle, &outcome)
         })())
-    }
-}
-
-/// The next step for a decision.
-fn step(chat: &Compactor, decision: SendDecision) -> Step {
-    match decision {
-        SendDecision::Proceed {
-            estimate,
-            tier,
-            reason,
-        } => Step::Done(chat.noop_outcome(estimate, tier, reason)),
-        SendDecision::Cleared(outcome) => Step::Done(outcome.with_cause_type()),
-        SendDecision::Summarize { id, request, .. } => Step::Summarize { id: id.0, request },
     }
 }
 

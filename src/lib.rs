@@ -28,6 +28,11 @@
 //! * [`ledger`]: what must survive a compaction (the files changed, the
 //!   user's own words), read by the library from the replaced messages and
 //!   written after the model's summary, so a careless summary loses neither.
+//! * [`mod@format`]: the message shapes hosts keep histories in (Gemini,
+//!   OpenAI, Anthropic, AI SDK), read into the core's model with the facts
+//!   the engine needs (pinned system prompts, calls and results by id) and
+//!   written back; [`mod@model_limits`]: a dated table of model windows and
+//!   output limits.
 //! * [`driver`]: an async driver over a host [`Summarizer`], which never
 //!   holds the compactor borrowed across an `.await`.
 //! * [`json_api`]: every operation of the JS API over JSON text, returning
@@ -74,6 +79,7 @@ pub mod format;
 pub mod json_api;
 pub mod ladder;
 pub mod ledger;
+pub mod model_limits;
 pub mod options;
 pub(crate) mod read;
 pub mod retention;
@@ -107,6 +113,7 @@ pub use ladder::{
     compute_thresholds, current_tier,
 };
 pub use ledger::{Ledger, LedgerOptions, SummaryCheck};
+pub use model_limits::{ModelLimits, model_limits};
 pub use options::{
     CompactionOptions, CompactorConfig, FitOptions, LEGACY_OPTION_WARNING, ReadConfig,
 };

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::calibrated::TokenizerFamily;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::EstimateOptions;
+use crate::format::Format;
 use crate::ladder::MAX_CONSECUTIVE_FAILURES;
 use crate::ledger::LedgerOptions;
 use crate::read::{CHAT_WINDOW, Fields, MAX_OUTPUT_TOKENS, PERCENT, describe, non_finite};
@@ -41,6 +42,17 @@ pub struct CompactionOptions {
     /// `maxOutputTokens` and `clearToolOutputs`: fitting the window.
     #[serde(flatten)]
     pub fit: FitOptions,
+    /// `format`: the message shape the host keeps its history in
+    /// (`"gemini"`, the default, `"openai"`, `"anthropic"`, `"ai-sdk"`);
+    /// the JSON API reads histories and writes the new head in it. Not
+    /// written into a saved state when Gemini, so older states and newer
+    /// ones stay alike.
+    #[serde(skip_serializing_if = "is_gemini")]
+    pub format: Format,
+}
+
+fn is_gemini(format: &Format) -> bool {
+    *format == Format::Gemini
 }
 
 /// How a compaction fits the model (issue 14): both off by default, so the
@@ -92,13 +104,14 @@ impl Default for CompactionOptions {
             prompt: PromptSettings::default(),
             ledger: LedgerOptions::default(),
             fit: FitOptions::default(),
+            format: Format::Gemini,
         }
     }
 }
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 10] = [
+    pub const FIELDS: [&'static str; 11] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -109,6 +122,7 @@ impl CompactionOptions {
         "ledger",
         FitOptions::FIELDS[0],
         FitOptions::FIELDS[1],
+        "format",
     ];
 
     /// Reads options from plain JSON over the defaults (`null` gives the
@@ -160,6 +174,9 @@ impl CompactionOptions {
                 }
             },
             fit: FitOptions::read_fields(fields)?,
+            format: fields
+                .choice("format", &Format::ALL, Format::name)?
+                .unwrap_or_default(),
         })
     }
 
@@ -177,6 +194,7 @@ impl CompactionOptions {
             prompt: PromptSettings::default(),
             ledger: LedgerOptions::default(),
             fit: FitOptions::default(),
+            format: Format::Gemini,
         }
     }
 
@@ -231,14 +249,19 @@ impl CompactorConfig {
 
     /// The option names [`CompactorConfig::from_json`] reads besides
     /// [`CompactionOptions::FIELDS`].
-    pub const CHAT_FIELDS: [&'static str; 3] = [
+    pub const CHAT_FIELDS: [&'static str; 4] = [
         "window",
         "consecutiveFailures",
         "hasFailedCompressionAttempt",
+        "model",
     ];
 
     /// Reads a chat's options, flat as the JS constructor takes them
-    /// (`{ window, consecutiveFailures?, ...CompactionOptions }`). The
+    /// (`{ window, consecutiveFailures?, model?, ...CompactionOptions }`).
+    /// `model` (a model id) sets the window and `maxOutputTokens` from the
+    /// dated table ([`mod@crate::model_limits`]); an explicit `window` or
+    /// `maxOutputTokens` always wins; an unknown model gets the 131 072
+    /// fallback window (when no window is given) and a warning. The
     /// deprecated `hasFailedCompressionAttempt` maps true to 3 failures and
     /// false to 0 when `consecutiveFailures` is absent, with a warning. A
     /// window that is not a number is `INVALID_ARGUMENT`; NaN, ±Infinity or
@@ -266,13 +289,33 @@ impl CompactorConfig {
             .copied()
             .collect();
         f.only(&known)?;
+        let mut warnings = Vec::new();
+        let model = f.string("model")?;
+        let limits = model.map(crate::model_limits::model_limits);
+        if let (Some(model), Some(limits)) = (model, &limits)
+            && !limits.known
+        {
+            warnings.push(match f.get("window") {
+                None => limits.warning.clone().unwrap_or_default(),
+                // Nothing falls back but the output limit.
+                Some(_) => format!(
+                    "compaction-core: the model {model:?} is not in the model table (checked {}); \
+                     using the window given, and no output limit unless maxOutputTokens is given.",
+                    crate::model_limits::TABLE_DATE
+                ),
+            });
+        }
         let window = match f.get("window") {
-            None => {
-                return Err(Error::new(
-                    ErrorCode::InvalidArgument,
-                    "options.window is missing: the model's context window in tokens",
-                ));
-            }
+            None => match &limits {
+                Some(limits) => limits.window as f64,
+                None => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidArgument,
+                        "options.window is missing: the model's context window in tokens \
+                         (or pass model, e.g. { model: \"gpt-4o\" })",
+                    ));
+                }
+            },
             // A number of the wrong kind is INVALID_WINDOW; not a number at
             // all, INVALID_ARGUMENT (as for every other argument).
             Some(v) => match v.as_f64().or_else(|| non_finite(v)) {
@@ -280,7 +323,6 @@ impl CompactorConfig {
                 None => return Err(f.bad("window", v, "a number")),
             },
         };
-        let mut warnings = Vec::new();
         let consecutive_failures = match f.small_count("consecutiveFailures")? {
             Some(n) => n,
             None => match f.get("hasFailedCompressionAttempt") {
@@ -294,10 +336,14 @@ impl CompactorConfig {
                 }
             },
         };
+        let mut options = CompactionOptions::read_fields(&f)?;
+        if options.fit.max_output_tokens.is_none() {
+            options.fit.max_output_tokens = limits.and_then(|l| l.max_output_tokens);
+        }
         Ok(ReadConfig {
             config: CompactorConfig {
                 window,
-                options: CompactionOptions::read_fields(&f)?,
+                options,
                 consecutive_failures,
             },
             warnings,

@@ -20,7 +20,13 @@
 //!   response; the new history then needs a one-line bridge before it (see
 //!   [`crate::summary_request::BRIDGE`]);
 //! * a function call at the very end, still waiting for the response the
-//!   host is about to send, always stays in the tail.
+//!   host is about to send, always stays in the tail;
+//! * pinned messages (system / developer, [`crate::format::MessageFacts`])
+//!   are never a boundary: they stay first and verbatim wherever the split
+//!   falls, and are never summarized;
+//! * the tail never holds a result whose call is before it (calls and
+//!   results pair by id in every format): the split moves back to the call,
+//!   and to a clean boundary again, until neither rule moves it.
 //!
 //! When the split lands at the start, nothing would be compressed: the
 //! engine reports NOOP.
@@ -34,6 +40,7 @@ use serde::Serialize;
 
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
+use crate::format::{MessageFacts, facts_of, start_keeping_calls};
 
 /// Default minimum number of recent user/model message pairs kept verbatim.
 pub const DEFAULT_EXCLUDE_MESSAGES: u32 = 2;
@@ -101,7 +108,25 @@ pub fn split_point(
     settings: &RetentionSettings,
     options: &EstimateOptions,
 ) -> Split {
-    let len = history.len();
+    split_point_with(history, &facts_of(history), window, settings, options)
+}
+
+/// [`split_point`] for a history read from any format, with its facts
+/// ([`crate::format::History`]): pinned messages (system / developer) are
+/// never a boundary, tool results are the ones the facts name, and the
+/// split moves back until the tail holds the call of every result in it
+/// (calls and results pair by id), re-checking the clean boundary each time
+/// (both rules only move it back).
+pub fn split_point_with(
+    history: &[Content],
+    facts: &[MessageFacts],
+    window: f64,
+    settings: &RetentionSettings,
+    options: &EstimateOptions,
+) -> Split {
+    let len = history.len().min(facts.len());
+    let history = &history[..len];
+    let facts = &facts[..len];
     let by_messages = len.saturating_sub((settings.exclude_messages as usize).saturating_mul(2));
     let by_percent = percent_start(history, window, settings, options);
     let (mut start, rule) = if by_percent < by_messages {
@@ -109,11 +134,11 @@ pub fn split_point(
     } else {
         (by_messages, RetentionRule::Messages)
     };
-    if history.last().is_some_and(Content::has_function_call) {
+    if facts.last().is_some_and(|f| !f.calls.is_empty()) {
         // The host is about to send this call's response: they stay together.
         start = start.min(len - 1);
     }
-    let kept_from = clean_boundary(history, start);
+    let kept_from = keeping_calls(history, facts, start);
     Split {
         kept_from,
         rule,
@@ -143,18 +168,42 @@ fn percent_start(
     0
 }
 
+/// The clean boundary at or before `start` whose tail answers no call of
+/// the head: the two rules applied in turn until neither moves.
+pub(crate) fn keeping_calls(history: &[Content], facts: &[MessageFacts], start: usize) -> usize {
+    let mut at = clean_boundary(history, facts, start);
+    loop {
+        let paired = start_keeping_calls(facts, at);
+        if paired == at {
+            return at;
+        }
+        let next = clean_boundary(history, facts, paired);
+        if next == at {
+            return at;
+        }
+        at = next;
+    }
+}
+
+/// Whether a user-side message at `i` is the user's own turn: not a tool
+/// result, not pinned, not one of this library's messages.
+pub(crate) fn is_user_turn(history: &[Content], facts: &[MessageFacts], i: usize) -> bool {
+    let m = &history[i];
+    !m.is_model()
+        && !facts[i].tool_result
+        && !facts[i].pinned
+        && !crate::summary_request::is_compaction_message(m)
+}
+
 /// Moves `start` back to the nearest clean boundary; see the module docs.
-fn clean_boundary(history: &[Content], start: usize) -> usize {
+fn clean_boundary(history: &[Content], facts: &[MessageFacts], start: usize) -> usize {
     if start >= history.len() {
         // An empty tail: the host's next message follows the summary directly.
         return history.len();
     }
     // Our own summary and bridge are user-side but not the user's words, so
     // they are no turn to keep a tail from.
-    let user_turn = (1..=start).rev().find(|&i| {
-        let m = &history[i];
-        !m.is_model() && !m.is_tool_result() && !crate::summary_request::is_compaction_message(m)
-    });
+    let user_turn = (1..=start).rev().find(|&i| is_user_turn(history, facts, i));
     // A model turn after a user-side one keeps each call of the head with
     // its response (the response precedes the cut).
     let model_turn = (1..=start)

@@ -277,3 +277,90 @@ fn each_string(value: &mut Value, f: &mut impl FnMut(&mut String)) {
         _ => {}
     }
 }
+
+/// Keys whose strings are never cut in a host's own message: ids, names,
+/// types and roles (the message would no longer pair or parse), media data
+/// and references (cut, they would be corrupt, and they are counted as
+/// media anyway), and signed thinking (a provider checks its signature).
+const UNCUT_KEYS: [&str; 22] = [
+    "id",
+    "type",
+    "role",
+    "name",
+    "signature",
+    "thinking",
+    "data",
+    "image",
+    "url",
+    "uri",
+    "file_data",
+    "file_id",
+    "fileUri",
+    "mediaType",
+    "media_type",
+    "mimeType",
+    "mime_type",
+    "toolCallId",
+    "tool_call_id",
+    "tool_use_id",
+    "approvalId",
+    "toolName",
+];
+
+/// A copy of a host's message JSON in any format, its long strings cut
+/// (head and end kept around the marker, as [`slim_message`] cuts) to a
+/// common length, the largest at which `measure` (the message's estimated
+/// tokens, read in its format) is at most `budget_tokens`. Ids, names,
+/// roles, media and signed thinking are never cut. Used
+/// to give a host in another format the same slimmed copies the engine
+/// made of the core's model of its messages.
+pub fn slim_json(
+    value: &Value,
+    budget_tokens: f64,
+    measure: impl Fn(&Value) -> Option<f64>,
+) -> Value {
+    if measure(value).is_none_or(|n| n <= budget_tokens) {
+        return value.clone();
+    }
+    let mut longest = 0;
+    json_strings(&mut value.clone(), None, &mut |s: &mut String| {
+        longest = longest.max(s.chars().count());
+    });
+    let at = |level: usize| -> Value {
+        let mut copy = value.clone();
+        json_strings(&mut copy, None, &mut |s: &mut String| {
+            let n = s.chars().count();
+            if n > MIN_CUT && n > level {
+                *s = cut(s, n, level);
+            }
+        });
+        copy
+    };
+    // The largest common length that fits: the estimate grows with it.
+    let (mut low, mut high) = (0usize, longest);
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if measure(&at(mid)).is_some_and(|n| n <= budget_tokens) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    at(low)
+}
+
+/// Calls `f` on every string value of a host's message JSON that a
+/// slimming may cut (keys, and values under [`UNCUT_KEYS`], excepted).
+fn json_strings(value: &mut Value, key: Option<&str>, f: &mut impl FnMut(&mut String)) {
+    if key.is_some_and(|k| UNCUT_KEYS.contains(&k)) {
+        return;
+    }
+    match value {
+        Value::String(s) if !s.starts_with("data:") => f(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| json_strings(v, None, f)),
+        Value::Object(map) => map
+            .iter_mut()
+            .for_each(|(k, v)| json_strings(v, Some(k.as_str()), f)),
+        _ => {}
+    }
+}

@@ -2,17 +2,25 @@
 //!
 //! Each provider names its counts differently:
 //!
-//! | | Gemini `usageMetadata` | OpenAI `usage` | Anthropic `usage` |
-//! |---|---|---|---|
-//! | input | `promptTokenCount` | `prompt_tokens` | `input_tokens` + `cache_creation_input_tokens` + `cache_read_input_tokens` |
-//! | output | `candidatesTokenCount` | `completion_tokens` | `output_tokens` |
-//! | thinking | `thoughtsTokenCount` | — | — |
-//! | total | `totalTokenCount` | `total_tokens` | — (the sum) |
+//! | | Gemini `usageMetadata` | OpenAI `usage` | Anthropic `usage` | AI SDK `LanguageModelUsage` |
+//! |---|---|---|---|---|
+//! | input | `promptTokenCount` | `prompt_tokens` (Responses: `input_tokens`) | `input_tokens` + `cache_creation_input_tokens` + `cache_read_input_tokens` | `inputTokens` |
+//! | output | `candidatesTokenCount` | `completion_tokens` (reasoning included) | `output_tokens` (thinking included) | `outputTokens` (reasoning included) |
+//! | thinking | `thoughtsTokenCount` (apart) | `completion_tokens_details.reasoning_tokens` (Responses: `output_tokens_details.reasoning_tokens`) | `output_tokens_details.thinking_tokens` | `outputTokenDetails.reasoningTokens` (v5: `reasoningTokens`) |
+//! | total | `totalTokenCount` | `total_tokens` | — (the sum) | `totalTokens` |
 //!
-//! [`Usage::from_value`] reads any of them, also when wrapped in the
-//! response's `usageMetadata` or `usage` field, and also this library's own
+//! [`Usage::from_value`] reads any of them, also when wrapped in a whole
+//! response (its `usageMetadata` or `usage` field, or the AI SDK's
+//! `totalUsage` when it has no `usage`), and also this library's own
 //! spelling (`inputTokens`, `outputTokens`, `thoughtsTokens`, `totalTokens`,
-//! what [`Usage`] serializes to). A count that is missing, negative, not
+//! what [`Usage`] serializes to). `null` is an absent count, as the SDKs
+//! declare their optional fields.
+//!
+//! Thinking is normalized out of the output: [`Usage::output_tokens`] is
+//! the visible answer and [`Usage::thoughts_tokens`] the thinking, whichever
+//! way the provider reports them. The next prompt holds the answer but not
+//! the thinking (the providers drop earlier turns' reasoning), so
+//! [`Usage::prompt_total`] leaves the thinking out. A count that is missing, negative, not
 //! finite or not a number is ignored and named in [`ParsedUsage::ignored`]:
 //! a bad count must never be trusted, because a count that is too low would
 //! skip a compaction the chat needs. A count above [`MAX_COUNT`] (2^53 − 1,
@@ -44,7 +52,9 @@ pub struct Usage {
     /// separates it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
-    /// Thinking tokens, when the provider reports them apart (Gemini).
+    /// Thinking / reasoning tokens of the answer, when the provider reports
+    /// them (apart, as Gemini does, or inside the output count, as OpenAI,
+    /// Anthropic and the AI SDK do: then taken out of `output_tokens`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thoughts_tokens: Option<u64>,
     /// The provider's own total, when it gives one.
@@ -76,6 +86,16 @@ const OUTPUT: [&str; 4] = [
     "outputTokens",
 ];
 const THOUGHTS: [&str; 2] = ["thoughtsTokenCount", "thoughtsTokens"];
+/// Reasoning counted inside the output count: the details object and its
+/// field, per provider (OpenAI chat, OpenAI Responses, Anthropic, AI SDK v6),
+/// then the AI SDK v5's flat field.
+const REASONING_DETAILS: [(&str, &str); 4] = [
+    ("completion_tokens_details", "reasoning_tokens"),
+    ("output_tokens_details", "reasoning_tokens"),
+    ("output_tokens_details", "thinking_tokens"),
+    ("outputTokenDetails", "reasoningTokens"),
+];
+const REASONING_FLAT: &str = "reasoningTokens";
 const TOTAL: [&str; 3] = ["totalTokenCount", "total_tokens", "totalTokens"];
 /// Anthropic reports cached input apart from `input_tokens`.
 const ANTHROPIC_CACHE: [&str; 2] = ["cache_creation_input_tokens", "cache_read_input_tokens"];
@@ -113,6 +133,26 @@ impl Usage {
             thoughts_tokens: first_count(map, &THOUGHTS, &mut ignored),
             total_tokens: first_count(map, &TOTAL, &mut ignored),
         };
+        if usage.thoughts_tokens.is_none() {
+            // Reasoning inside the output count: taken out of it, so that
+            // `output_tokens` is the visible answer here too.
+            let mut reasoning = None;
+            for (details, key) in REASONING_DETAILS {
+                if let Some(Value::Object(inner)) = map.get(details)
+                    && inner.contains_key(key)
+                {
+                    let n = count(inner, key, &mut ignored);
+                    reasoning = reasoning.or(n);
+                }
+            }
+            if reasoning.is_none() {
+                reasoning = count(map, REASONING_FLAT, &mut ignored);
+            }
+            if let Some(reasoning) = reasoning {
+                usage.output_tokens = usage.output_tokens.map(|n| n.saturating_sub(reasoning));
+                usage.thoughts_tokens = Some(reasoning);
+            }
+        }
         if map.contains_key("input_tokens") {
             // Anthropic's input_tokens leaves out cached tokens; the prompt the
             // model saw is the sum.
@@ -125,19 +165,19 @@ impl Usage {
         ParsedUsage { usage, ignored }
     }
 
-    /// The size the provider counted for prompt and answer together: its own
-    /// total when given (the spec reads `usageMetadata.totalTokenCount`),
-    /// else the sum of input, output and thinking. `None` without an input
-    /// count, since an answer alone says nothing about the prompt.
+    /// The size of the next prompt's history as the provider counted it:
+    /// prompt and answer, the answer's thinking left out (it is not sent
+    /// again). The provider's own total less the thinking when given (the
+    /// spec reads `usageMetadata.totalTokenCount`), else input plus output.
+    /// `None` without an input count or a total, since an answer alone says
+    /// nothing about the prompt.
     pub fn prompt_total(&self) -> Option<u64> {
+        let thoughts = self.thoughts_tokens.unwrap_or(0);
         if let Some(total) = self.total_tokens {
-            return Some(total);
+            return Some(total.saturating_sub(thoughts));
         }
         let input = self.input_tokens?;
-        Some(add_counts(
-            add_counts(input, self.output_tokens.unwrap_or(0)),
-            self.thoughts_tokens.unwrap_or(0),
-        ))
+        Some(add_counts(input, self.output_tokens.unwrap_or(0)))
     }
 
     /// Tokens of the answer that enter the history: the output count, else
@@ -166,11 +206,12 @@ impl<'de> Deserialize<'de> for Usage {
     }
 }
 
-/// The object holding the counts: the value itself, or its `usageMetadata`
-/// or `usage` field when given a whole response.
+/// The object holding the counts: the value itself, or its `usageMetadata`,
+/// `usage` or (AI SDK, all steps summed, so only without `usage`)
+/// `totalUsage` field when given a whole response.
 fn unwrap_usage(value: &Value) -> Option<&Map<String, Value>> {
     let map = value.as_object()?;
-    for wrapper in ["usageMetadata", "usage"] {
+    for wrapper in ["usageMetadata", "usage", "totalUsage"] {
         if let Some(inner @ Value::Object(inner_map)) = map.get(wrapper)
             && crate::read::non_finite(inner).is_none()
         {

@@ -6,7 +6,10 @@
 //!   the summary reserve and the pending message would leave the next prompt
 //!   at or above `auto` (`hard` for a run forced at `hard` whose pending
 //!   message alone is at `auto`), the tail starts later, at a clean boundary (never between a
-//!   call and its response), down to the last one; when even that does not
+//!   call and its response: a boundary whose tail would hold a result of a
+//!   call before it is skipped), down to the last one; the pinned messages
+//!   before the tail are kept too and count against it, and are never
+//!   slimmed; when even that does not
 //!   fit, its largest messages are slimmed ([`crate::slim`]) and their
 //!   copies go into the outcome's head.
 //! * **A message that cannot fit.** When the pending message, with the
@@ -29,6 +32,7 @@
 
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
+use crate::format::{MessageFacts, start_keeping_calls};
 use crate::ladder::{COMPACT_MAX_OUTPUT_TOKENS, Thresholds};
 use crate::options::CompactionOptions;
 use crate::read::MAX_COUNT;
@@ -44,6 +48,8 @@ use super::outcome::{NoopReason, Trigger};
 /// What a run is planned from.
 pub(super) struct FitInput<'a> {
     pub history: &'a [Content],
+    /// One per message of `history`: pinned messages, tool results, calls.
+    pub facts: &'a [MessageFacts],
     pub window: f64,
     pub thresholds: &'a Thresholds,
     pub options: &'a CompactionOptions,
@@ -63,6 +69,9 @@ pub(super) enum Plan {
     Cleared {
         head: Vec<Content>,
         kept_from: usize,
+        pinned: Vec<usize>,
+        /// The host index each message of `head` was copied from.
+        copied_from: Vec<usize>,
         history_tokens: u64,
         new_tokens: u64,
     },
@@ -74,6 +83,9 @@ pub(super) enum Plan {
 pub(super) struct Prepared {
     pub request: SummaryRequest,
     pub kept_from: usize,
+    /// The pinned messages before `kept_from`, which the new history keeps
+    /// first and verbatim.
+    pub pinned: Vec<usize>,
     pub starts_with_model: bool,
     pub history_tokens: u64,
     pub history_estimate: f64,
@@ -90,6 +102,8 @@ pub(super) struct FitState {
     /// Copies of tail messages that go into the head after the summary
     /// (slimmed ones, or the tail before a dropped trailing call).
     pub tail_copies: Vec<Content>,
+    /// The host index each of `tail_copies` was made from.
+    pub tail_sources: Vec<usize>,
     /// The chunks not yet summarized, for a multi-call run.
     pub chunks: Option<Chunks>,
     /// Summary requests handed out so far.
@@ -108,6 +122,7 @@ pub(super) struct FitState {
 #[derive(Clone, Debug)]
 pub(super) struct Chunks {
     messages: Vec<Content>,
+    facts: Vec<MessageFacts>,
     next: usize,
     system_instruction: String,
     cap: u64,
@@ -162,7 +177,7 @@ impl Chunks {
         let mut end = start;
         let mut used = 0.0;
         while end < self.messages.len() {
-            let unit_end = unit_end(&self.messages, end);
+            let unit_end = unit_end(&self.messages, &self.facts, end);
             let unit: f64 = self.messages[end..unit_end]
                 .iter()
                 .map(|m| message_tokens(m, options))
@@ -186,19 +201,21 @@ impl Chunks {
 /// Whether a clean boundary is at `i`: a user's own message (not a tool
 /// result, not one of this library's), or a model turn right after a
 /// user-side one (the response of every earlier call precedes it).
-fn is_boundary(messages: &[Content], i: usize) -> bool {
+fn is_boundary(messages: &[Content], facts: &[MessageFacts], i: usize) -> bool {
     let m = &messages[i];
-    if m.is_model() {
+    if facts[i].pinned {
+        false
+    } else if m.is_model() {
         i > 0 && !messages[i - 1].is_model()
     } else {
-        !m.is_tool_result() && !is_compaction_message(m)
+        !facts[i].tool_result && !is_compaction_message(m)
     }
 }
 
 /// Where the unit that starts at `start` ends: at the next boundary.
-fn unit_end(messages: &[Content], start: usize) -> usize {
+fn unit_end(messages: &[Content], facts: &[MessageFacts], start: usize) -> usize {
     (start + 1..messages.len())
-        .find(|&i| is_boundary(messages, i))
+        .find(|&i| is_boundary(messages, facts, i))
         .unwrap_or(messages.len())
 }
 
@@ -216,14 +233,17 @@ pub(super) fn model_cap(options: &CompactionOptions) -> u64 {
 /// Plans a run: see the module docs.
 pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     let options = &input.options.estimate;
-    let history = input.history;
+    let len = input.history.len().min(input.facts.len());
+    let history = &input.history[..len];
+    let facts = &input.facts[..len];
+    let calls = |i: usize| !facts[i].calls.is_empty();
     let thresholds = input.thresholds;
     let manual = matches!(input.trigger, Trigger::Manual);
     // Between turns no response will come for a trailing call: drop it.
-    let body_len = if manual && history.last().is_some_and(Content::has_function_call) {
-        history.len() - 1
+    let body_len = if manual && len > 0 && calls(len - 1) {
+        len - 1
     } else {
-        history.len()
+        len
     };
     let dropped_call = body_len < history.len();
     let body = &history[..body_len];
@@ -242,7 +262,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
         + message_tokens(&Content::text("user", BRIDGE), options);
     let pending = input.pending_tokens;
-    let trailing_call = !manual && body.last().is_some_and(Content::has_function_call);
+    let trailing_call = !manual && body_len > 0 && calls(body_len - 1);
     let smallest_tail = if trailing_call {
         sizes[body_len - 1]
     } else {
@@ -283,8 +303,15 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     for i in (0..body_len).rev() {
         suffix[i] = suffix[i + 1] + sizes[i];
     }
+    // Pinned messages before the tail stay too (first, verbatim): what a
+    // tail from `i` keeps is its suffix and the pinned messages before it.
+    let mut pinned_before = vec![0.0; body_len + 1];
+    for i in 0..body_len {
+        pinned_before[i + 1] = pinned_before[i] + if facts[i].pinned { sizes[i] } else { 0.0 };
+    }
+    let kept = |i: usize| suffix[i] + pinned_before[i];
     let split_from = split_from.min(body_len);
-    let tail_from = if suffix[split_from] <= tail_budget {
+    let tail_from = if kept(split_from) <= tail_budget {
         split_from
     } else {
         let last = if trailing_call {
@@ -292,22 +319,56 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         } else {
             body_len
         };
+        // A later tail also starts at a clean boundary that leaves no
+        // result in it without its call.
+        let body_facts = &facts[..body_len];
         let boundaries: Vec<usize> = (split_from + 1..last)
-            .filter(|&i| is_boundary(body, i))
+            .filter(|&i| {
+                is_boundary(body, body_facts, i) && start_keeping_calls(body_facts, i) == i
+            })
             .collect();
         boundaries
             .iter()
             .copied()
-            .find(|&i| suffix[i] <= tail_budget)
+            .find(|&i| kept(i) <= tail_budget)
             .or_else(|| boundaries.last().copied())
             .unwrap_or(split_from)
     };
     let tail = &body[tail_from..];
+    let pinned_estimate = pinned_before[tail_from];
     let mut tail_estimate = suffix[tail_from];
     let mut tail_copies: Vec<Content> = Vec::new();
+    let mut tail_sources: Vec<usize> = Vec::new();
     let mut kept_from = tail_from;
-    if tail_estimate > tail_budget {
-        let fitted = fit_messages(tail, tail_budget, options);
+    if pinned_estimate + tail_estimate > tail_budget {
+        // Pinned messages in the tail are never slimmed: the others share
+        // what they leave.
+        let tail_facts = &facts[tail_from..body_len];
+        let pinned_in_tail: f64 = tail
+            .iter()
+            .zip(tail_facts)
+            .filter(|(_, f)| f.pinned)
+            .map(|(m, _)| message_tokens(m, options))
+            .sum();
+        let slimmable: Vec<Content> = tail
+            .iter()
+            .zip(tail_facts)
+            .filter(|(_, f)| !f.pinned)
+            .map(|(m, _)| m.clone())
+            .collect();
+        let budget = tail_budget - pinned_estimate - pinned_in_tail;
+        let mut fitted_rest = fit_messages(&slimmable, budget, options).into_iter();
+        let fitted: Vec<Content> = tail
+            .iter()
+            .zip(tail_facts)
+            .map(|(m, f)| {
+                if f.pinned {
+                    m.clone()
+                } else {
+                    fitted_rest.next().unwrap_or_else(|| m.clone())
+                }
+            })
+            .collect();
         let last_changed = fitted
             .iter()
             .zip(tail)
@@ -315,19 +376,28 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             .map_or(0, |i| i + 1);
         tail_estimate = fitted.iter().map(|m| message_tokens(m, options)).sum();
         tail_copies = fitted[..last_changed].to_vec();
+        tail_sources = (tail_from..tail_from + last_changed).collect();
         kept_from = tail_from + last_changed;
     }
+    // What the new history keeps verbatim besides the head: judged with it.
+    let kept_estimate = pinned_estimate + tail_estimate;
     if dropped_call {
         // The rest of the tail is copied too, so that the new history ends
         // before the dropped call.
         tail_copies.extend(body[kept_from..].iter().cloned());
+        tail_sources.extend(kept_from..body_len);
         kept_from = history.len();
     }
     let starts_with_model = tail_copies
         .first()
         .or_else(|| history.get(kept_from))
         .is_some_and(Content::is_model);
-    let head = &body[..tail_from];
+    // The head is what is replaced: the messages before the tail, pinned
+    // ones left out (they stay, first and verbatim).
+    let pinned: Vec<usize> = (0..tail_from).filter(|&i| facts[i].pinned).collect();
+    let summarized: Vec<usize> = (0..tail_from).filter(|&i| !facts[i].pinned).collect();
+    let head: Vec<Content> = summarized.iter().map(|&i| body[i].clone()).collect();
+    let head_facts: Vec<MessageFacts> = summarized.iter().map(|&i| facts[i].clone()).collect();
     let nothing_to_summarize = head.is_empty() || head.iter().all(is_compaction_message);
 
     let clear = input.options.fit.clear_tool_outputs;
@@ -336,7 +406,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     if nothing_to_summarize || cleared.is_some() {
         let head_copies: Vec<Content> = cleared.clone().unwrap_or_else(|| head.to_vec());
         let head_estimate: f64 = head_copies.iter().map(|m| message_tokens(m, options)).sum();
-        let new_estimate = unseen + head_estimate + tail_estimate;
+        let new_estimate = unseen + head_estimate + kept_estimate;
         let enough = new_estimate + pending < thresholds.warn
             || (nothing_to_summarize && new_estimate + pending < limit);
         if enough && (!tail_copies.is_empty() || cleared.is_some()) && kept_from > 0 {
@@ -344,9 +414,13 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             if new_tokens < history_tokens {
                 let mut new_head = head_copies;
                 new_head.extend(tail_copies);
+                let mut copied_from = summarized.clone();
+                copied_from.extend(tail_sources);
                 return Plan::Cleared {
                     head: new_head,
                     kept_from,
+                    pinned,
+                    copied_from,
                     history_tokens,
                     new_tokens,
                 };
@@ -377,6 +451,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     };
     let mut state = FitState {
         tail_copies,
+        tail_sources,
         chunks: None,
         calls: 1,
         exact: false,
@@ -387,17 +462,18 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         Plan::Summarize(Box::new(Prepared {
             request,
             kept_from,
+            pinned: pinned.clone(),
             starts_with_model,
             history_tokens,
             history_estimate,
-            tail_estimate,
+            tail_estimate: kept_estimate,
             request_overhead,
             state,
         }))
     };
     if cleared.is_none() {
         let mut request = build_summary_request(
-            head,
+            &head,
             window,
             &input.options.prompt,
             input.focus,
@@ -419,7 +495,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // Slim each message to a per-message budget, then try one request again.
     let room = ((window - cap_multi as f64 - REQUEST_OVERHEAD_TOKENS) / scale).max(1.0);
     let per_message = ((room - overhead - cap_multi as f64 / scale) / 4.0).max(1.0);
-    let source: Vec<Content> = cleared.unwrap_or_else(|| head.to_vec());
+    let source: Vec<Content> = cleared.unwrap_or_else(|| head.clone());
     let messages: Vec<Content> = source
         .iter()
         .map(|m| {
@@ -443,6 +519,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     }
     let mut chunks = Chunks {
         messages,
+        facts: head_facts,
         next: 0,
         system_instruction: system,
         cap: cap_multi,

@@ -271,8 +271,8 @@ enum Finish {
 
 fn classify_finish_reason(reason: &str) -> Finish {
     match reason.trim().to_ascii_lowercase().as_str() {
-        // Gemini MAX_TOKENS, OpenAI length, Anthropic max_tokens, OpenAI
-        // Responses max_output_tokens.
+        // Gemini MAX_TOKENS, OpenAI and AI SDK length, Anthropic
+        // max_tokens, OpenAI Responses max_output_tokens.
         "max_tokens" | "length" | "max_output_tokens" => Finish::MaxTokens,
         "safety"
         | "recitation"
@@ -285,10 +285,22 @@ fn classify_finish_reason(reason: &str) -> Finish {
         | "refusal"
         | "malformed_function_call"
         | "unexpected_tool_call"
+        | "too_many_tool_calls"
+        | "image_prohibited_content"
+        | "image_recitation"
+        | "image_other"
         | "tool_calls"
         | "function_call"
         | "tool_use"
-        | "pause_turn" => Finish::Abnormal,
+        | "pause_turn"
+        // Anthropic: the request and the answer filled the model's window.
+        | "model_context_window_exceeded"
+        // AI SDK (`FinishReason`): a filter, a tool call, an error, or a
+        // reason the provider gave that the SDK does not name.
+        | "content-filter"
+        | "tool-calls"
+        | "error"
+        | "other" => Finish::Abnormal,
         // STOP, stop, end_turn, stop_sequence and names we do not know: an
         // unknown name must not throw away a good summary.
         _ => Finish::Normal,

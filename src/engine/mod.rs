@@ -12,17 +12,20 @@ pub mod judge;
 pub mod outcome;
 pub mod saved_state;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};
 use crate::estimate::{estimate_content_tokens, estimate_prompt_tokens, message_tokens};
+use crate::format::{History, MessageFacts, facts_of};
 use crate::ladder::{MAX_CONSECUTIVE_FAILURES, Thresholds, Tier, compute_thresholds, current_tier};
 use crate::ledger::Ledger;
 use crate::options::{CompactionOptions, CompactorConfig};
 use crate::read::{CHAT_WINDOW, MAX_OUTPUT_TOKENS};
-use crate::retention::split_point;
+use crate::retention::split_point_with;
 use crate::summary_request::SummaryRequest;
 use crate::usage::{ParsedUsage, Usage, UsageUpdate, add_counts};
 
@@ -109,7 +112,9 @@ pub enum Next {
 /// # Call order
 ///
 /// 1. [`Compactor::new`] (or [`Compactor::restore`] after a reload).
-/// 2. Before sending each user message, [`Compactor::poll_before_send`]:
+/// 2. Before sending each user message, [`Compactor::poll_before_send`]
+///    (or, for a history read from another format with
+///    [`crate::Format::read`], [`Compactor::poll_before_send_history`]):
 ///    * [`SendDecision::Proceed`]: send the message.
 ///    * [`SendDecision::Cleared`]: apply the outcome, then send.
 ///    * [`SendDecision::Summarize`]: run the request through the model,
@@ -178,6 +183,8 @@ struct Pending {
     estimate: u64,
     tier: Tier,
     kept_from: usize,
+    /// The pinned messages before `kept_from`.
+    pinned: Vec<usize>,
     basis: Basis,
     /// What the replaced messages say that the summary must not lose;
     /// `None` when the ledger is off.
@@ -232,6 +239,18 @@ impl Compactor {
     /// The id of the request in flight, if any.
     pub fn pending_request(&self) -> Option<RequestId> {
         self.pending.as_ref().map(|p| p.id)
+    }
+
+    /// For the run in flight, the copies of host messages its COMPRESSED
+    /// head will end with (slimmed tail messages, or the tail before a
+    /// dropped trailing call) and the host index each was made from; empty
+    /// when none or no run is in flight. A host in another format makes the
+    /// same copies of its own messages while it still has the history.
+    pub fn pending_copies(&self) -> (&[Content], &[usize]) {
+        match &self.pending {
+            Some(p) => (&p.fit.tail_copies, &p.fit.tail_sources),
+            None => (&[], &[]),
+        }
     }
 
     /// Changes the window (the user switched models). Fails, changing
@@ -306,6 +325,29 @@ impl Compactor {
         history: &[Content],
         user_message: &Content,
     ) -> Result<SendDecision, Error> {
+        self.poll_before_send_with(history, None, user_message)
+    }
+
+    /// [`Compactor::poll_before_send`] for a history read from any format
+    /// ([`crate::Format::read`]): its facts say which messages are pinned
+    /// (kept first and verbatim, never summarized, counted in the estimate),
+    /// which are tool results, and which calls each makes and answers, so
+    /// that a kept tail never starts with a result whose call was
+    /// summarized.
+    pub fn poll_before_send_history(
+        &mut self,
+        history: &History,
+        user_message: &Content,
+    ) -> Result<SendDecision, Error> {
+        self.poll_before_send_with(&history.contents, Some(&history.facts), user_message)
+    }
+
+    fn poll_before_send_with(
+        &mut self,
+        history: &[Content],
+        facts: Option<&[MessageFacts]>,
+        user_message: &Content,
+    ) -> Result<SendDecision, Error> {
         self.ensure_idle()?;
         let estimate = estimate_prompt_tokens(
             history,
@@ -324,7 +366,8 @@ impl Compactor {
             Err(reason) => Ok(proceed(reason)),
             Ok(Trigger::Hard) => {
                 let pending = message_tokens(user_message, &self.options.estimate);
-                let decision = self.prepare(history, estimate, tier, Trigger::Hard, None, pending);
+                let decision =
+                    self.prepare(history, facts, estimate, tier, Trigger::Hard, None, pending);
                 // A forced run resets the breaker; a message no run can fit
                 // starts none, and leaves the count as it was.
                 if !matches!(
@@ -340,7 +383,7 @@ impl Compactor {
             }
             Ok(trigger) => {
                 let pending = message_tokens(user_message, &self.options.estimate);
-                Ok(self.prepare(history, estimate, tier, trigger, None, pending))
+                Ok(self.prepare(history, facts, estimate, tier, trigger, None, pending))
             }
         }
     }
@@ -386,6 +429,25 @@ impl Compactor {
         history: &[Content],
         focus: Option<&str>,
     ) -> Result<SendDecision, Error> {
+        self.poll_manual_with(history, None, focus)
+    }
+
+    /// [`Compactor::poll_manual`] for a history read from any format (see
+    /// [`Compactor::poll_before_send_history`]).
+    pub fn poll_manual_history(
+        &mut self,
+        history: &History,
+        focus: Option<&str>,
+    ) -> Result<SendDecision, Error> {
+        self.poll_manual_with(&history.contents, Some(&history.facts), focus)
+    }
+
+    fn poll_manual_with(
+        &mut self,
+        history: &[Content],
+        facts: Option<&[MessageFacts]>,
+        focus: Option<&str>,
+    ) -> Result<SendDecision, Error> {
         self.ensure_idle()?;
         let estimate = if self.last_prompt_token_count > 0 {
             self.last_prompt_token_count
@@ -393,7 +455,7 @@ impl Compactor {
             estimate_content_tokens(history, &self.options.estimate)
         };
         let tier = current_tier(estimate as f64, &self.thresholds);
-        Ok(self.prepare(history, estimate, tier, Trigger::Manual, focus, 0.0))
+        Ok(self.prepare(history, facts, estimate, tier, Trigger::Manual, focus, 0.0))
     }
 
     /// Judges the summarizer's answer to request `id` (see [`judge`]):
@@ -480,6 +542,8 @@ impl Compactor {
                 CompactionOutcome::Compressed {
                     run: self.run(&pending),
                     head,
+                    pinned: pending.pinned.clone(),
+                    copied_from: pending.fit.tail_sources.clone(),
                     summary,
                     new_token_count: new_tokens,
                     new_token_count_estimated: estimated,
@@ -673,9 +737,11 @@ impl Compactor {
     /// Plans the run ([`fit::plan`]): the spec's split, then the tail, the
     /// clearing and the requests fitted to the window; hands out the first
     /// request, or says why nothing runs.
+    #[allow(clippy::too_many_arguments)]
     fn prepare(
         &mut self,
         history: &[Content],
+        facts: Option<&[MessageFacts]>,
         estimate: u64,
         tier: Tier,
         trigger: Trigger,
@@ -683,9 +749,25 @@ impl Compactor {
         pending_tokens: f64,
     ) -> SendDecision {
         let options = &self.options;
-        let split = split_point(history, self.window, &options.retention, &options.estimate);
+        // Bare contents are Gemini's: their facts come from the parts.
+        let derived;
+        let facts = match facts {
+            Some(facts) if facts.len() == history.len() => facts,
+            _ => {
+                derived = facts_of(history);
+                &derived
+            }
+        };
+        let split = split_point_with(
+            history,
+            facts,
+            self.window,
+            &options.retention,
+            &options.estimate,
+        );
         let input = FitInput {
             history,
+            facts,
             window: self.window,
             thresholds: &self.thresholds,
             options,
@@ -705,6 +787,8 @@ impl Compactor {
             Plan::Cleared {
                 head,
                 kept_from,
+                pinned,
+                copied_from,
                 history_tokens,
                 new_tokens,
             } => {
@@ -722,6 +806,8 @@ impl Compactor {
                         method: Method::Cleared,
                     },
                     head,
+                    pinned,
+                    copied_from,
                     summary: String::new(),
                     new_token_count: new_tokens,
                     new_token_count_estimated: true,
@@ -734,12 +820,21 @@ impl Compactor {
         // From the replaced part as the host gave it: an earlier summary
         // there carries its ledger into this one.
         let ledger = options.ledger.enabled.then(|| {
-            Ledger::from_messages(
-                &history[..prepared.kept_from.min(history.len())],
-                &options.ledger,
-                self.window,
-                &options.estimate,
-            )
+            let before = &history[..prepared.kept_from.min(history.len())];
+            let replaced: Cow<'_, [Content]> = if facts.iter().take(before.len()).any(|f| f.pinned)
+            {
+                Cow::Owned(
+                    before
+                        .iter()
+                        .zip(facts)
+                        .filter(|(_, f)| !f.pinned)
+                        .map(|(m, _)| m.clone())
+                        .collect(),
+                )
+            } else {
+                Cow::Borrowed(before)
+            };
+            Ledger::from_messages(&replaced, &options.ledger, self.window, &options.estimate)
         });
         let id = self.next_id();
         let request = prepared.request;
@@ -749,6 +844,7 @@ impl Compactor {
             estimate,
             tier,
             kept_from: prepared.kept_from,
+            pinned: prepared.pinned,
             basis: Basis {
                 history_tokens: prepared.history_tokens,
                 history_estimate: prepared.history_estimate,

@@ -15,7 +15,8 @@
 //! [path] }` on COMPRESSED and INFLATED with the ledger on, else `null`),
 //! `summaryCalls`, `method` (`"summarized"` or `"cleared"`, `null` for
 //! NOOP), `overBy` with `noopReason: "messageTooLarge"`, on COMPRESSED
-//! `head`, and on SUMMARIZER_FAILED `cause`
+//! `head` and `pinned` (indices of the pinned messages before `keptFrom`,
+//! which the new history starts with), and on SUMMARIZER_FAILED `cause`
 //! (`{ code, message }` when the answer was unusable, `{ message }` for a
 //! failure of the host's summarizer, whose own error the caller keeps).
 
@@ -68,6 +69,30 @@ impl CompactionStatus {
         CompactionStatus::OutputTruncated,
         CompactionStatus::SummarizerFailed,
         CompactionStatus::Aborted,
+    ];
+
+    /// The reference implementation's names for some statuses, with the
+    /// status each stands for, so that code written against the reference
+    /// compiles: the JS `CompressionStatus` enum carries them as extra
+    /// members with the same numbers. A result's `statusName` is always the
+    /// status's own name ([`CompactionStatus::as_str`]).
+    pub const ALIASES: [(&'static str, CompactionStatus); 4] = [
+        (
+            "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT",
+            CompactionStatus::Inflated,
+        ),
+        (
+            "COMPRESSION_FAILED_TOKEN_COUNT_ERROR",
+            CompactionStatus::TokenCountError,
+        ),
+        (
+            "COMPRESSION_FAILED_EMPTY_SUMMARY",
+            CompactionStatus::EmptySummary,
+        ),
+        (
+            "COMPRESSION_FAILED_OUTPUT_TRUNCATED",
+            CompactionStatus::OutputTruncated,
+        ),
     ];
 
     /// The number the status is serialized as.
@@ -277,6 +302,16 @@ pub enum CompactionOutcome<C = Infallible> {
         /// that had to be slimmed to fit the window (or that a manual run
         /// keeps before a dropped trailing call), in order.
         head: Vec<Content>,
+        /// Indices (before `kept_from`, ascending) of the pinned messages
+        /// (system / developer): the new history starts with them, the
+        /// host's own messages verbatim, before `head`; they are not
+        /// replaced.
+        pinned: Vec<usize>,
+        /// The host index each of the last `copied_from.len()` messages of
+        /// `head` was copied from (slimmed or cleared copies, or the tail
+        /// before a dropped trailing call), so that a host in another format
+        /// can make the same copies of its own messages.
+        copied_from: Vec<usize>,
         /// The summary text as written into the history: the model's
         /// summary, then the ledger's section when there is one.
         summary: String,
@@ -475,6 +510,26 @@ impl<C> CompactionOutcome<C> {
         }
     }
 
+    /// COMPRESSED only: the pinned messages before the kept tail (indices
+    /// into the host's history), which the new history starts with; empty
+    /// otherwise.
+    pub fn pinned(&self) -> &[usize] {
+        match self {
+            CompactionOutcome::Compressed { pinned, .. } => pinned,
+            _ => &[],
+        }
+    }
+
+    /// COMPRESSED only: the host index each of the last
+    /// `copied_from().len()` messages of [`CompactionOutcome::head`] is a
+    /// copy of; empty otherwise.
+    pub fn copied_from(&self) -> &[usize] {
+        match self {
+            CompactionOutcome::Compressed { copied_from, .. } => copied_from,
+            _ => &[],
+        }
+    }
+
     /// SUMMARIZER_FAILED only: what went wrong.
     pub fn cause(&self) -> Option<&SummarizerCause<C>> {
         match self {
@@ -487,31 +542,59 @@ impl<C> CompactionOutcome<C> {
     /// started from (or that history with messages appended since, which
     /// follow the kept tail in order). `None` on every other status: the
     /// history stands as it was.
-    pub fn new_history(&self, history: &[Content]) -> Option<Vec<Content>> {
+    ///
+    /// The new history is the pinned messages (the host's own, in order),
+    /// the head, then `history[kept_from..]`.
+    pub fn new_history<T: Clone>(&self, history: &[T]) -> Option<Vec<T>>
+    where
+        Content: Into<T>,
+    {
         let head = self.head()?;
         let kept_from = self.kept_from().min(history.len());
-        Some(head.iter().chain(&history[kept_from..]).cloned().collect())
+        let pinned = self.pinned().iter().filter_map(|&i| history.get(i));
+        Some(
+            pinned
+                .cloned()
+                .chain(head.iter().cloned().map(Into::into))
+                .chain(history[kept_from..].iter().cloned())
+                .collect(),
+        )
     }
 
     /// COMPRESSED only: the messages the summary replaced, to export before
-    /// they are gone (compaction is one way); empty otherwise.
-    pub fn replaced<'h>(&self, history: &'h [Content]) -> &'h [Content] {
+    /// they are gone (compaction is one way): the messages before the kept
+    /// tail, pinned ones left out; empty otherwise.
+    pub fn replaced<T: Clone>(&self, history: &[T]) -> Vec<T> {
         match self.head() {
-            Some(_) => &history[..self.kept_from().min(history.len())],
-            None => &[],
+            Some(_) => {
+                let kept_from = self.kept_from().min(history.len());
+                let pinned = self.pinned();
+                history[..kept_from]
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !pinned.contains(i))
+                    .map(|(_, m)| m.clone())
+                    .collect()
+            }
+            None => Vec::new(),
         }
     }
 
     /// Applies the outcome to the host's history in place: on COMPRESSED,
-    /// `history[..kept_from]` becomes the head (messages appended since the
-    /// run started stay after the kept tail) and the replaced messages are
-    /// returned; on every other status nothing changes and nothing is
+    /// `history[..kept_from]` becomes the pinned messages followed by the
+    /// head (messages appended since the run started stay after the kept
+    /// tail) and the replaced messages are returned (pinned ones are not
+    /// replaced); on every other status nothing changes and nothing is
     /// returned.
-    pub fn apply_to(&self, history: &mut Vec<Content>) -> Vec<Content> {
-        match self.head() {
-            Some(head) => {
-                let kept_from = self.kept_from().min(history.len());
-                history.splice(..kept_from, head.iter().cloned()).collect()
+    pub fn apply_to<T: Clone>(&self, history: &mut Vec<T>) -> Vec<T>
+    where
+        Content: Into<T>,
+    {
+        match self.new_history(history) {
+            Some(new) => {
+                let replaced = self.replaced(history);
+                *history = new;
+                replaced
             }
             None => Vec::new(),
         }
@@ -537,6 +620,8 @@ impl CompactionOutcome<Infallible> {
             CompactionOutcome::Compressed {
                 run,
                 head,
+                pinned,
+                copied_from,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
@@ -544,6 +629,8 @@ impl CompactionOutcome<Infallible> {
             } => CompactionOutcome::Compressed {
                 run,
                 head,
+                pinned,
+                copied_from,
                 summary,
                 new_token_count,
                 new_token_count_estimated,
@@ -603,6 +690,7 @@ impl<C> Serialize for CompactionOutcome<C> {
         map.serialize_entry("method", &self.method())?;
         if let Some(head) = self.head() {
             map.serialize_entry("head", head)?;
+            map.serialize_entry("pinned", self.pinned())?;
         }
         match self.cause() {
             Some(SummarizerCause::Answer(error)) => {

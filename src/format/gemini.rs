@@ -21,6 +21,11 @@ pub(crate) fn read_message(message: Value, path: &str) -> Result<ReadMessage, Er
         check_shape(map, path)?;
     }
     let content = Content::from_value(message, path)?;
+    Ok(read_content(content, path))
+}
+
+/// The facts of a Gemini message already read as a [`Content`].
+pub(crate) fn read_content(content: Content, path: &str) -> ReadMessage {
     let mut read = ReadMessage::new(&content.role, Vec::new());
     read.pinned = matches!(content.role.as_str(), "system" | "developer");
     for (i, part) in content.parts.iter().enumerate() {
@@ -35,7 +40,7 @@ pub(crate) fn read_message(message: Value, path: &str) -> Result<ReadMessage, Er
     }
     read.tool_result = !content.is_model() && !read.answers.is_empty();
     read.content = content;
-    Ok(read)
+    read
 }
 
 /// Another format's telltales, caught before they would read as an empty
@@ -72,7 +77,7 @@ fn check_shape(map: &Map<String, Value>, path: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn call_ref(map: &Map<String, Value>, path: String) -> CallRef {
+pub(crate) fn call_ref(map: &Map<String, Value>, path: String) -> CallRef {
     CallRef {
         id: map
             .get("id")

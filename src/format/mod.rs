@@ -216,6 +216,13 @@ impl Format {
     }
 }
 
+/// Written as its name (`"ai-sdk"`), as options and saved states spell it.
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -265,6 +272,14 @@ pub struct MessageFacts {
 }
 
 impl History {
+    /// A Gemini history already read as [`Content`]s, with its facts (what
+    /// [`Format::Gemini`]'s reader finds: `system` / `developer` roles
+    /// pinned, calls and responses paired by id, or by name in order).
+    pub fn from_contents(contents: Vec<Content>) -> History {
+        let facts = facts_of(&contents);
+        History { contents, facts }
+    }
+
     /// Index of the message that makes the call `id`, if it is in the list.
     pub fn call_site(&self, id: &str) -> Option<usize> {
         self.facts
@@ -300,31 +315,72 @@ impl History {
     /// assert_eq!(read.start_keeping_calls(0), 0);
     /// ```
     pub fn start_keeping_calls(&self, kept_from: usize) -> usize {
-        let mut sites: HashMap<&str, usize> = HashMap::new();
-        for (i, facts) in self.facts.iter().enumerate() {
-            for id in &facts.calls {
-                sites.entry(id.as_str()).or_insert(i);
-            }
-        }
-        let mut start = kept_from.min(self.facts.len());
-        // Moving the start back brings in messages whose own results may
-        // answer still earlier calls: scan each newly kept message once.
-        let mut scanned_from = self.facts.len();
-        while scanned_from > start {
-            let earliest = self.facts[start..scanned_from]
-                .iter()
-                .flat_map(|f| f.answers.iter())
-                .filter_map(|id| sites.get(id.as_str()).copied())
-                .min();
-            scanned_from = start;
-            if let Some(site) = earliest
-                && site < start
-            {
-                start = site;
-            }
-        }
-        start
+        start_keeping_calls(&self.facts, kept_from)
     }
+}
+
+/// The facts of Gemini messages already read as [`Content`]s (see
+/// [`History::from_contents`]); what the engine uses for a history passed
+/// as bare contents.
+pub fn facts_of(contents: &[Content]) -> Vec<MessageFacts> {
+    let mut pairing = Pairing::default();
+    contents
+        .iter()
+        .enumerate()
+        .map(|(i, content)| {
+            // Only the facts are kept: the content is the caller's.
+            let mut read = gemini::read_content(
+                Content {
+                    role: content.role.clone(),
+                    parts: Vec::new(),
+                },
+                "",
+            );
+            for (j, part) in content.parts.iter().enumerate() {
+                match part.kind() {
+                    PartKind::FunctionCall(call) => {
+                        read.calls
+                            .push(gemini::call_ref(call, format!("[{i}].parts[{j}]")));
+                    }
+                    PartKind::FunctionResponse(response) => {
+                        read.answers
+                            .push(gemini::call_ref(response, format!("[{i}].parts[{j}]")));
+                    }
+                    _ => {}
+                }
+            }
+            read.tool_result = !content.is_model() && !read.answers.is_empty();
+            pairing.resolve(&read)
+        })
+        .collect()
+}
+
+/// [`History::start_keeping_calls`] over the facts alone.
+pub fn start_keeping_calls(facts: &[MessageFacts], kept_from: usize) -> usize {
+    let mut sites: HashMap<&str, usize> = HashMap::new();
+    for (i, facts) in facts.iter().enumerate() {
+        for id in &facts.calls {
+            sites.entry(id.as_str()).or_insert(i);
+        }
+    }
+    let mut start = kept_from.min(facts.len());
+    // Moving the start back brings in messages whose own results may
+    // answer still earlier calls: scan each newly kept message once.
+    let mut scanned_from = facts.len();
+    while scanned_from > start {
+        let earliest = facts[start..scanned_from]
+            .iter()
+            .flat_map(|f| f.answers.iter())
+            .filter_map(|id| sites.get(id.as_str()).copied())
+            .min();
+        scanned_from = start;
+        if let Some(site) = earliest
+            && site < start
+        {
+            start = site;
+        }
+    }
+    start
 }
 
 /// The tool name of each call id read so far: OpenAI and Anthropic results
