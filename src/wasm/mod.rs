@@ -142,6 +142,18 @@ pub fn chat_state(handle: u32) -> String {
     chats(|c| c.state(handle))
 }
 
+/// The reference implementation's names for statuses (`CompressionStatus` aliases).
+#[wasm_bindgen]
+pub fn status_aliases() -> String {
+    json_api::status_aliases()
+}
+
+/// `modelLimits(modelId)`.
+#[wasm_bindgen]
+pub fn model_limits(model_id: &str) -> String {
+    json_api::model_limits(model_id)
+}
+
 /// `chat.setWindow(window)`.
 #[wasm_bindgen]
 pub fn chat_set_window(handle: u32, window: f64) -> String {

@@ -57,8 +57,27 @@ export type Estimator = "reference" | "calibrated" | "conservative";
 /** Which tokenizer the calibrated estimators imitate; `"universal"` when the model's is unknown. */
 export type TokenizerFamily = "universal" | "o200k" | "cl100k" | "claude" | "qwen";
 
+/** The message shape a history is in (default `"gemini"`). */
+export type MessageFormat = "gemini" | "openai" | "anthropic" | "ai-sdk";
+
+/** What `modelLimits` returns. */
+export interface ModelLimits {
+  /** The context window, in tokens (131,072 for an unknown model). */
+  window: number;
+  /** The model's output limit, or `null` when none is published. */
+  maxOutputTokens: number | null;
+  /** Whether the model is in the table. */
+  known: boolean;
+  /** The table's family the id matched. */
+  family?: string;
+  /** For an unknown model: that the fallback is used. */
+  warning?: string;
+}
+
 /** Options for token estimation. */
 export interface EstimateOptions {
+  /** The messages' shape: `"gemini"` (default), `"openai"`, `"anthropic"` or `"ai-sdk"`. */
+  format?: MessageFormat;
   /** Tokens per image or document (default 1 600). */
   imageTokenEstimate?: number;
   /** Which estimator (default `"reference"` for the estimate functions). */
@@ -138,8 +157,12 @@ export interface CompactionError extends Error {
 
 /** Options of `new ChatCompactor(options)`. Unknown keys are rejected. */
 export interface ChatCompactorOptions {
-  /** The model's context window, in tokens (≥ 1). */
-  window: number;
+  /** The model's context window, in tokens (≥ 1); may be left out when `model` is given. */
+  window?: number;
+  /** A model id (`"gpt-4o"`, `"claude-sonnet-4-5"`, …): sets `window` and `maxOutputTokens` from the library's table (`modelLimits`); explicit values win. */
+  model?: string;
+  /** The messages' shape: `"gemini"` (default), `"openai"`, `"anthropic"` or `"ai-sdk"`. */
+  format?: MessageFormat;
   /** Non-forced failures in a row so far (default 0; the breaker opens at 3). */
   consecutiveFailures?: number;
   /** @deprecated pass `consecutiveFailures`: true maps to 3, false to 0 (warns once). */
@@ -256,12 +279,24 @@ export interface SavedState {
 }
 
 /** A provider's usage object: Gemini `usageMetadata`, OpenAI `usage`, Anthropic `usage`, or a wrapper holding one. */
+/** A count as the SDKs declare it: a number, or `null` / absent. */
+type Count = number | null | undefined;
+
+/**
+ * A provider's usage object, as its SDK declares it (nulls are absent
+ * values): Gemini `usageMetadata`, OpenAI `usage` (chat or Responses),
+ * Anthropic `usage`, the AI SDK's `LanguageModelUsage` — or a whole response
+ * holding one (`{ usage }`, `{ usageMetadata }`, the AI SDK's `{ totalUsage }`).
+ * Reasoning / thinking tokens of the answer are not counted into the next prompt.
+ */
 export type UsageReport =
-  | { promptTokenCount?: number; candidatesTokenCount?: number; thoughtsTokenCount?: number; totalTokenCount?: number }
-  | { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
-  | { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number }
-  | { usageMetadata: UsageReport }
-  | { usage: UsageReport };
+  | { promptTokenCount?: Count; candidatesTokenCount?: Count; thoughtsTokenCount?: Count; totalTokenCount?: Count; cachedContentTokenCount?: Count }
+  | { prompt_tokens?: Count; completion_tokens?: Count; total_tokens?: Count; completion_tokens_details?: { reasoning_tokens?: Count } | null; prompt_tokens_details?: { cached_tokens?: Count } | null }
+  | { input_tokens?: Count; output_tokens?: Count; total_tokens?: Count; output_tokens_details?: { reasoning_tokens?: Count; thinking_tokens?: Count } | null; cache_creation_input_tokens?: Count; cache_read_input_tokens?: Count }
+  | { inputTokens?: Count; outputTokens?: Count; totalTokens?: Count; reasoningTokens?: Count; cachedInputTokens?: Count; outputTokenDetails?: { reasoningTokens?: Count } | null; inputTokenDetails?: object | null }
+  | { usageMetadata?: UsageReport | null }
+  | { usage?: UsageReport | null }
+  | { totalUsage?: UsageReport | null };
 
 /** The counts read from a usage object. */
 export interface Usage { inputTokens: number | null; outputTokens: number | null; thoughtsTokens: number | null; totalTokens: number | null }
@@ -340,14 +375,14 @@ export interface BeforeSendOptions { signal?: AbortSignal }
 export interface CompactOptions { focus?: string; signal?: AbortSignal }
 
 /** The outcome of `beforeSend` or `compact`. */
-export interface CompactionResult {
+export interface CompactionResult<M extends object = Content> {
   /** A `CompressionStatus` number. */
   status: CompressionStatus;
   statusName: "COMPRESSED" | "INFLATED" | "TOKEN_COUNT_ERROR" | "EMPTY_SUMMARY" | "NOOP" | "OUTPUT_TRUNCATED" | "SUMMARIZER_FAILED" | "ABORTED";
   /** COMPRESSED: the new history (summary, acknowledgement, the kept messages — your own objects). Otherwise the very array you passed. */
-  history: Content[];
+  history: M[];
   /** COMPRESSED: the messages the summary replaced — export them before they are gone. Otherwise empty. */
-  replaced: Content[];
+  replaced: M[];
   /** Index in your history where the verbatim tail starts. */
   keptFrom: number;
   trigger: "auto" | "hard" | "manual" | null;

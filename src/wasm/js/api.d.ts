@@ -16,7 +16,7 @@
  * chat.reportUsage(reply.usageMetadata);
  * ```
  */
-export class ChatCompactor {
+export class ChatCompactor<M extends object = Content> {
     /**
      * Releases the chat. Any later call on it throws a `CompactionError`
      * (`INVALID_STATE`); a run in flight rejects with it. A chat the host
@@ -57,7 +57,7 @@ export class ChatCompactor {
      * if (result.status === CompressionStatus.COMPRESSED) history = result.history;
      * ```
      */
-    beforeSend(history: Content[], userMessage: Content, summarize: Summarize, options?: BeforeSendOptions | null): Promise<CompactionResult>;
+    beforeSend(history: M[], userMessage: M, summarize: Summarize, options?: BeforeSendOptions | null): Promise<CompactionResult<M>>;
     /**
      * Manual compaction (`/compact`): forced, whatever the size and the
      * breaker; a failure is not counted. `focus` is appended to the prompt.
@@ -70,7 +70,7 @@ export class ChatCompactor {
      * const result = await chat.compact(history, summarize, { focus: "keep the API design decisions" });
      * ```
      */
-    compact(history: Content[], summarize: Summarize, options?: CompactOptions | null): Promise<CompactionResult>;
+    compact(history: M[], summarize: Summarize, options?: CompactOptions | null): Promise<CompactionResult<M>>;
     /**
      * A chat with a context window of `options.window` tokens.
      * `hasFailedCompressionAttempt` (deprecated) is accepted: true → 3
@@ -196,7 +196,28 @@ export enum CompressionStatus {
      * The host aborted the run; nothing changed, not counted as a failure.
      */
     ABORTED = 8,
+    /** The reference implementation's name for INFLATED. */
+    COMPRESSION_FAILED_INFLATED_TOKEN_COUNT = 2,
+    /** The reference implementation's name for TOKEN_COUNT_ERROR. */
+    COMPRESSION_FAILED_TOKEN_COUNT_ERROR = 3,
+    /** The reference implementation's name for EMPTY_SUMMARY. */
+    COMPRESSION_FAILED_EMPTY_SUMMARY = 4,
+    /** The reference implementation's name for OUTPUT_TRUNCATED. */
+    COMPRESSION_FAILED_OUTPUT_TRUNCATED = 6,
 }
+
+/**
+ * A model's context window and output limit from the library's dated table
+ * (OpenAI, Anthropic, Gemini, Qwen, DeepSeek, Llama, Mistral families;
+ * provider prefixes and date suffixes are matched). An unknown model gets a
+ * 131,072-token window, `known: false` and a `warning`.
+ *
+ * @example
+ * ```ts
+ * const { window, maxOutputTokens } = modelLimits("gpt-4o-2024-08-06"); // 128000, 16384
+ * ```
+ */
+export function modelLimits(modelId: string): ModelLimits;
 
 /**
  * The three-tier ladder for a context window of `window` tokens.
@@ -240,7 +261,7 @@ export function currentTier(tokens: number, thresholds: Thresholds): Tier;
  * estimateContentTokens([{ role: "user", parts: [{ text: "hello world" }] }]); // 3
  * ```
  */
-export function estimateContentTokens(contents: Content[], options?: EstimateOptions | null): number;
+export function estimateContentTokens<M extends object = Content>(contents: M[], options?: EstimateOptions | null): number;
 
 /**
  * Estimated size of the prompt about to be sent: `lastPromptTokenCount` plus
@@ -251,7 +272,7 @@ export function estimateContentTokens(contents: Content[], options?: EstimateOpt
  * estimatePromptTokens(history, { role: "user", parts: [{ text: "hello world" }] }, 50_000); // 50003
  * ```
  */
-export function estimatePromptTokens(history: Content[], userMessage: Content, lastPromptTokenCount: number, options?: EstimateOptions | null): number;
+export function estimatePromptTokens<M extends object = Content>(history: M[], userMessage: M, lastPromptTokenCount: number, options?: EstimateOptions | null): number;
 
 /**
  * Estimated tokens of one text, rounded up: the text estimator alone, no
@@ -306,7 +327,7 @@ export function loadSettings(settings?: SettingsFile | null): LoadedSettings;
  * }
  * ```
  */
-export function slimMessage(message: Content, budgetTokens: number, options?: EstimateOptions | null): Content;
+export function slimMessage<M extends object = Content>(message: M, budgetTokens: number, options?: EstimateOptions | null): M;
 
 /**
  * The context tip to show after a response, or `undefined`.

@@ -15,7 +15,7 @@
 // scripts/build stages both next to this file.
 import * as wasm from "./wasm.js";
 // The statuses, name → number, written by scripts/build from the core's list.
-import { STATUSES } from "./statuses.js";
+import { STATUS_ALIASES, STATUSES } from "./statuses.js";
 
 const ERROR_NAME = "CompactionError";
 const BUSY_MESSAGE = "the chat is in use by another call; wait for it to finish";
@@ -164,7 +164,12 @@ function warnOnce(message) {
  * (`CompressionStatus[1] === "COMPRESSED"`) as a TypeScript enum has.
  */
 export const CompressionStatus = Object.freeze(
-  Object.fromEntries(Object.entries(STATUSES).flatMap(([name, code]) => [[name, code], [code, name]])),
+  Object.fromEntries([
+    ...Object.entries(STATUSES).flatMap(([name, code]) => [[name, code], [code, name]]),
+    // The reference's names for the same numbers (name → number only, so
+    // CompressionStatus[2] stays "INFLATED").
+    ...Object.entries(STATUS_ALIASES),
+  ]),
 );
 
 /** The three-tier ladder for a context window of `window` tokens. */
@@ -234,6 +239,17 @@ export function slimMessage(message, budgetTokens, options) {
   const opts = optionalJson(options, "options");
   const budget = number(budgetTokens, "budgetTokens");
   return unwrap(wasm.slim_message(contentJson(message, "message"), budget, opts));
+}
+
+/**
+ * A model's context window and output limit from the library's dated table;
+ * an unknown model gets a 131,072 window, `known: false` and a warning.
+ */
+export function modelLimits(modelId) {
+  if (typeof modelId !== "string") {
+    throw compactionError("INVALID_ARGUMENT", `modelId must be a string, got ${describe(modelId)}`);
+  }
+  return unwrap(wasm.model_limits(modelId));
 }
 
 /** The library's constants (the ladder's rules, the summary's tags and messages), for display. */
@@ -572,9 +588,11 @@ function answered(handle, id, answer) {
  * `replaced` made of the host's own message objects, and `cause` (the
  * host's own error, or a CompactionError for the core's).
  *
- * On COMPRESSED the new history is the summary head, then the snapshot's
- * tail from `keptFrom`, then whatever the host appended to its array while
- * the run was in flight; on every other status it is the host's very array.
+ * On COMPRESSED the new history is the pinned messages (system, developer)
+ * that came before the summarized part, the summary head, then the
+ * snapshot's tail from `keptFrom`, then whatever the host appended to its
+ * array while the run was in flight; on every other status it is the host's
+ * very array.
  */
 function result(done, history, snapshot, hostCause, failed) {
   const head = done.head;
@@ -587,8 +605,13 @@ function result(done, history, snapshot, hostCause, failed) {
     } catch {
       // The host's array became unreadable during the run: keep what the run started from.
     }
-    done.history = [...head, ...snapshot.slice(done.keptFrom), ...appended];
-    done.replaced = snapshot.slice(0, done.keptFrom);
+    // Pinned messages (system / developer) before the summarized part stay
+    // first, as the host's own objects; they are never replaced.
+    const pinned = Array.isArray(done.pinned) ? done.pinned : [];
+    const isPinned = new Set(pinned);
+    delete done.pinned;
+    done.history = [...pinned.map((i) => snapshot[i]), ...head, ...snapshot.slice(done.keptFrom), ...appended];
+    done.replaced = snapshot.slice(0, done.keptFrom).filter((_, i) => !isPinned.has(i));
   } else {
     done.history = history;
     done.replaced = [];

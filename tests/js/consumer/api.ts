@@ -105,3 +105,27 @@ async function fitting(): Promise<void> {
   void [limit, clearing, enabled, written, sections, missing, calls, method, slim];
 }
 void fitting;
+
+// Issue 11: a history in the host's own message type, the model table, the
+// reference's status names, the SDKs' usage objects with nulls.
+import { modelLimits, type ModelLimits, type MessageFormat, type UsageReport } from "compaction-core";
+interface OpenAiMessage { role: "system" | "user" | "assistant" | "tool"; content: string | null; tool_call_id?: string }
+async function ownShapes(): Promise<void> {
+  const format: MessageFormat = "openai";
+  const chat = new ChatCompactor<OpenAiMessage>({ model: "gpt-4o", format });
+  const history: OpenAiMessage[] = [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }];
+  const r = await chat.beforeSend(history, { role: "user", content: "next" }, async (_request, { signal }) => {
+    void signal;
+    return { text: "summary", finishReason: "stop" };
+  });
+  const kept: OpenAiMessage[] = r.history;
+  const limits: ModelLimits = modelLimits("claude-sonnet-4-5");
+  const max: number | null = limits.maxOutputTokens;
+  const inflated: number = CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT;
+  const usage: UsageReport = { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null };
+  const aiSdk: UsageReport = { inputTokens: 10, outputTokens: undefined, totalTokens: 12, outputTokenDetails: { reasoningTokens: 1 } };
+  chat.reportUsage(usage);
+  chat.reportUsage(aiSdk);
+  void [kept, max, inflated];
+}
+void ownShapes;
