@@ -883,8 +883,8 @@ fn sorted(mut names: Vec<String>) -> Vec<String> {
 }
 
 #[test]
-fn the_typescript_declarations_name_every_code_status_tier_estimator_and_tokenizer() {
-    use compaction_core::{CompactionStatus, ErrorCode, Estimator, Tier, TokenizerFamily};
+fn the_typescript_declarations_name_every_code_status_tier_estimator_tokenizer_and_format() {
+    use compaction_core::{CompactionStatus, ErrorCode, Estimator, Format, Tier, TokenizerFamily};
     let names = |list: Vec<&str>| sorted(list.into_iter().map(str::to_string).collect());
     assert_eq!(
         sorted(ts_union("export type CompactionErrorCode =")),
@@ -905,6 +905,10 @@ fn the_typescript_declarations_name_every_code_status_tier_estimator_and_tokeniz
     assert_eq!(
         sorted(ts_union("export type TokenizerFamily =")),
         names(TokenizerFamily::ALL.iter().map(|t| t.name()).collect())
+    );
+    assert_eq!(
+        sorted(ts_union("export type MessageFormat =")),
+        names(Format::ALL.iter().map(|f| f.name()).collect())
     );
 }
 
