@@ -273,6 +273,10 @@ test("bad arguments are typed errors, never traps; the chat survives them", asyn
   assert.equal(codeOf(() => new ChatCompactor({ window: 1e5, imageTokenEstimate: 0 })), "INVALID_ARGUMENT");
   assert.equal(codeOf(() => ChatCompactor.restore({ version: 1 })), "INVALID_STATE");
   assert.equal(codeOf(() => ChatCompactor.restore("garbage")), "INVALID_STATE");
+  // A value that cannot even be serialized is not a saved state either.
+  assert.equal(codeOf(() => ChatCompactor.restore(() => 1)), "INVALID_STATE");
+  assert.equal(codeOf(() => ChatCompactor.restore({ get version() { throw new Error("x"); } })), "INVALID_STATE");
+  assert.equal(codeOf(() => ChatCompactor.restore(Symbol("s"))), "INVALID_STATE");
   const chat = chatAt(168_000);
   const reject = async (p) => { try { await p; return "no error"; } catch (e) { return e.code; } };
   assert.equal(await reject(chat.beforeSend("not an array", userMessage, good)), "INVALID_CONTENT");

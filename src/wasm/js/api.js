@@ -325,7 +325,10 @@ export class ChatCompactor {
 
   /** A chat restored from `save()`'s output. */
   static restore(state) {
-    restoredHandle = unwrap(wasm.chat_restore(optionsJson(state, "state"))).handle;
+    // Anything that is not a saved state, even a value that cannot be
+    // serialized at all, is INVALID_STATE.
+    const json = toJson(state, "state", "INVALID_STATE", true, "null");
+    restoredHandle = unwrap(wasm.chat_restore(json)).handle;
     return new ChatCompactor(RESTORING);
   }
 
