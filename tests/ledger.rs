@@ -3,6 +3,9 @@
 //! names, within the budget.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
+mod common;
+use common::{call_with as call, model, result, user};
+
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::ledger::{
     LEDGER_FENCE, Ledger, LedgerOptions, Operation, check, parse_sections, required_sections,
@@ -17,30 +20,6 @@ const WINDOW: f64 = 128_000.0;
 const CONSTRAINT: &str = "One rule for the whole job: all changes must be backward compatible. \
 Old callers of the v1 API must keep working without a recompile.";
 const GENERIC: &str = "The assistant refactored the code base and made good progress.";
-
-fn user(text: &str) -> Content {
-    Content::text("user", text)
-}
-
-fn model(text: &str) -> Content {
-    Content::text("model", text)
-}
-
-fn call(name: &str, args: Value) -> Content {
-    Content::from_value(
-        json!({ "role": "model", "parts": [{ "functionCall": { "name": name, "args": args } }] }),
-        "call",
-    )
-    .unwrap()
-}
-
-fn result(name: &str, output: &str) -> Content {
-    Content::from_value(
-        json!({ "role": "user", "parts": [{ "functionResponse": { "name": name, "response": { "output": output } } }] }),
-        "result",
-    )
-    .unwrap()
-}
 
 fn build(messages: &[Content]) -> Ledger {
     Ledger::from_messages(

@@ -5,6 +5,9 @@
 //! behaves as before; the JSON result carries `summaryCheck`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
+mod common;
+use common::{call_with as call, model, result, user};
+
 use compaction_core::engine::Next;
 use compaction_core::estimate::{estimate_text_tokens, message_tokens};
 use compaction_core::json_api::Chats;
@@ -40,30 +43,6 @@ const WRITTEN: [&str; 12] = [
 ];
 /// What is left at the end: named only in the last (verbatim) exchange.
 const PENDING: [&str; 2] = ["src/handlers/admin.rs", "src/handlers/export.rs"];
-
-fn user(text: &str) -> Content {
-    Content::text("user", text)
-}
-
-fn model(text: &str) -> Content {
-    Content::text("model", text)
-}
-
-fn call(name: &str, args: Value) -> Content {
-    Content::from_value(
-        json!({ "role": "model", "parts": [{ "functionCall": { "name": name, "args": args } }] }),
-        "call",
-    )
-    .unwrap()
-}
-
-fn result(name: &str, output: &str) -> Content {
-    Content::from_value(
-        json!({ "role": "user", "parts": [{ "functionResponse": { "name": name, "response": { "output": output } } }] }),
-        "result",
-    )
-    .unwrap()
-}
 
 /// A tool exchange: the call and its result.
 fn tool(name: &str, args: Value, output: &str) -> [Content; 2] {

@@ -32,6 +32,24 @@ pub fn response(name: &str) -> Content {
 }
 
 /// A tool result whose output is `chars` characters long (JSON counts ÷ 2).
+/// A model turn calling `name` with `args`.
+pub fn call_with(name: &str, args: serde_json::Value) -> Content {
+    Content::from_value(
+        json!({ "role": "model", "parts": [{ "functionCall": { "name": name, "args": args } }] }),
+        "call",
+    )
+    .unwrap()
+}
+
+/// A tool result of `name` whose output is `output`.
+pub fn result(name: &str, output: &str) -> Content {
+    Content::from_value(
+        json!({ "role": "user", "parts": [{ "functionResponse": { "name": name, "response": { "output": output } } }] }),
+        "result",
+    )
+    .unwrap()
+}
+
 pub fn big_response(name: &str, chars: usize) -> Content {
     Content::from_value(
         json!({ "role": "user", "parts": [{ "functionResponse": { "name": name, "response": { "output": "o".repeat(chars) } } }] }),
