@@ -428,8 +428,8 @@ export class Simulator {
     $("sim-paste-box").hidden = !this.paste;
     $("sim-paste-text").textContent = !this.paste ? ""
       : this.paste.tooLarge
-        ? `beforeSend answered NOOP messageTooLarge: the message is ${tokens(this.paste.tooLarge.result.overBy)} tokens above hard, so it was not sent. `
-          + `Send it slimmed: slimMessage keeps the head and the end of the log, within half of auto (${tokens(this.chat.thresholds.auto / 2)} tokens), and the page calls beforeSend again.`
+        ? `Send it slimmed: slimMessage keeps the head and the end of the log within half of auto (${tokens(this.chat.thresholds.auto / 2)} tokens), `
+          + "the middle becomes the library's marker, and the page calls beforeSend again. Or discard the paste."
         : this.paste.slimmed
           ? "The slimmed message waits for the next send."
           : `A log of ${tokens(this.paste.text.length)} characters is pasted into the next request the user types.`;
