@@ -6,13 +6,15 @@ import { percent, tokens } from "./format.js";
 import { ESTIMATOR_CHOICES } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
 import { SAMPLES } from "./samples.js";
-import { providerNote, Simulator } from "./simulator.js";
+import { PASTE_CHARS, providerNote, RESUME_WINDOWS, Simulator } from "./simulator.js";
 
 const PRESETS = [
   ["32K", 32_000], ["64K", 64_000], ["128K", 128_000], ["200K", 200_000], ["256K", 256_000], ["1M", 1_000_000],
 ];
 const DEFAULT_WINDOW = 200_000;
 const DEFAULT_TOKENS = 150_000;
+/** The model whose limits the simulator offers as a preset (read from the library's modelLimits). */
+const LIMIT_MODEL = "gpt-4o";
 
 const $ = (id) => document.getElementById(id);
 const state = { window: DEFAULT_WINDOW, thresholds: null, tokens: DEFAULT_TOKENS };
@@ -156,7 +158,29 @@ function wireSimulator() {
     mode,
     endpoint: () => ({ url: $("endpoint-url").value.trim(), key: $("endpoint-key").value, model: $("endpoint-model").value.trim() }),
     estimatorOptions: () => (select.value === "default" ? {} : ESTIMATOR_CHOICES[Number(select.value)].options),
+    // Empty: no limit of the model's. Anything else goes to the library, which says what is wrong with it.
+    outputLimit: () => ($("sim-limit").value.trim() === "" ? null : $("sim-limit").valueAsNumber),
+    clearToolOutputs: () => $("sim-clear").checked,
   });
+  const model = cc.modelLimits(LIMIT_MODEL);
+  $("sim-model-preset").textContent = `${LIMIT_MODEL}: ${tokens(model.window)} window, ${tokens(model.maxOutputTokens)} output`;
+  $("sim-limit").placeholder = `none (${LIMIT_MODEL}: ${model.maxOutputTokens})`;
+  $("sim-limit-note").textContent = `The summary call's cap is the smallest of ${tokens(sim.constants.compactMaxOutputTokens)}, this limit and what the window leaves; `
+    + "the log shows the cap of every summary call. The ladder does not change.";
+  $("sim-scenario-note").textContent = `Resume: the chat is created again, with no usage, over a history ${RESUME_WINDOWS} times the window `
+    + `(the scripted session replayed), so the next send compacts it in several summary calls. Paste: ${tokens(PASTE_CHARS)} characters `
+    + "in the next request the user types.";
+  $("sim-limit").addEventListener("change", () => sim.setOutputLimit());
+  $("sim-model-preset").addEventListener("click", () => {
+    $("sim-limit").value = String(model.maxOutputTokens);
+    if (state.window === model.window) sim.setOutputLimit();
+    else setWindow(model.window);
+  });
+  $("sim-clear").addEventListener("change", () => sim.reset());
+  $("sim-resume").addEventListener("click", () => sim.resumeLarge());
+  $("sim-paste").addEventListener("click", () => sim.pasteHuge());
+  $("sim-slim").addEventListener("click", () => sim.sendSlimmed());
+  $("sim-discard").addEventListener("click", () => sim.discardPaste());
   $("sim-provider-note").textContent = providerNote(sim.provider);
   for (const radio of document.querySelectorAll('input[name="summarizer"]')) {
     radio.addEventListener("change", () => { $("endpoint-fields").hidden = mode() !== "endpoint"; });

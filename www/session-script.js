@@ -203,3 +203,45 @@ export function createScript(seed = 7) {
     },
   };
 }
+
+/**
+ * An earlier session to resume: the script's exchanges, sent and answered,
+ * one after the other (its tasks come round again with follow-ups) until
+ * `cost` of the messages reaches `target` tokens. `start` is what a prompt
+ * costs before any message. Leaves `script` at the next exchange to send.
+ */
+export function replayHistory(script, cost, target, start = 0) {
+  const history = [];
+  let total = start;
+  while (total < target) {
+    const { send, reply } = script.peek();
+    script.advance();
+    history.push(send, reply);
+    total += cost(send) + cost(reply);
+  }
+  return { history, tokens: total };
+}
+
+/** Whether `message` is a request the user types (not a tool result): where a paste can go. */
+export function isUserRequest(message) {
+  return message.role === "user" && message.parts.every((p) => typeof p.text === "string");
+}
+
+/**
+ * A CI log of about `chars` characters, as a user pastes it whole: varied
+ * lines (estimators count one repeated letter unlike text), deterministic.
+ */
+export function pastedLog(chars) {
+  let text = "Here is the whole CI log of the failing export job, can you find why it fails?\n";
+  for (let i = 0; text.length < chars; i++) {
+    const at = `${String(9 + Math.floor(i / 3600) % 15).padStart(2, "0")}:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}`;
+    text += `2026-11-30T${at}Z job=export step=${i % 17} worker=${(i * 31) % 8} `
+      + `status=${i % 97 === 0 ? "FAILED" : "ok"} elapsed_ms=${(i * 7919) % 10007} file=src/${IDENTS[i % IDENTS.length]}.rs\n`;
+  }
+  return text.slice(0, chars);
+}
+
+/** The user's request with a pasted text after it, as a second part. */
+export function withPaste(message, text) {
+  return { role: message.role, parts: [...message.parts, { text }] };
+}

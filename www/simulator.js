@@ -1,6 +1,6 @@
 // The session simulator: plays the scripted session through a ChatCompactor,
 // one model request per step, with a deterministic stand-in for the provider.
-import { createScript } from "./session-script.js";
+import { createScript, isUserRequest, pastedLog, replayHistory, withPaste } from "./session-script.js";
 import { makeSummarizer, SUMMARIZER_LABELS } from "./summarizers.js";
 import { renderPlot } from "./plot.js";
 import { percent, tokens } from "./format.js";
@@ -13,6 +13,14 @@ import { percent, tokens } from "./format.js";
  */
 export const PROVIDER_UNSEEN_TOKENS = 2_500;
 const PROVIDER_TOKENIZER = { estimator: "calibrated", tokenizer: "o200k" };
+
+/**
+ * The scenarios of issue 14 (the page's own choices, not the library's):
+ * a resumed session this many times the window, and a paste of this many
+ * characters.
+ */
+export const RESUME_WINDOWS = 4;
+export const PASTE_CHARS = 500_000;
 
 /** How the simulated provider counts one message. */
 export function providerModel(cc) {
@@ -33,7 +41,9 @@ const $ = (id) => document.getElementById(id);
 
 export class Simulator {
   /**
-   * cc: the loaded package. host: { window(), mode(), endpoint(), estimatorOptions() }.
+   * cc: the loaded package. host: { window(), mode(), endpoint(),
+   * estimatorOptions(), outputLimit() (a number, NaN when unreadable, or
+   * null for none), clearToolOutputs() }.
    */
   constructor(cc, host) {
     this.cc = cc;
@@ -45,6 +55,7 @@ export class Simulator {
     this.busy = false;
     this.attempts = 0;
     this.chat = null;
+    this.runRequests = [];
     window.addEventListener("resize", () => this.renderPlot());
   }
 
@@ -76,29 +87,133 @@ export class Simulator {
     this.tip = null;
     this.lastCompaction = null;
     this.summary = "";
+    this.paste = null;
     $("sim-log").replaceChildren();
+    const options = { window: this.host.window(), ...this.host.estimatorOptions(), clearToolOutputs: this.host.clearToolOutputs() };
+    const limit = this.host.outputLimit();
+    if (limit !== null) options.maxOutputTokens = limit;
     try {
-      this.chat = new this.cc.ChatCompactor({ window: this.host.window(), ...this.host.estimatorOptions() });
+      this.chat = new this.cc.ChatCompactor(options);
       this.notice("");
     } catch (e) {
-      this.notice(`The compactor refused this window: ${e.message}`);
+      this.notice(`The compactor refused these options: ${e.message}`);
     }
     this.render();
   }
 
-  /** The user switched models: the same chat, a new window. */
+  /** The user switched models: the same chat, a new window (and the output limit of the field). */
   setWindow(w) {
     if (!this.chat) return this.reset();
     try {
-      this.chat.setWindow(w);
+      this.chat.setWindow(w, this.host.outputLimit());
       this.notice("");
     } catch (e) {
-      this.notice(`The compactor kept its window of ${tokens(this.chat.window)}: ${e.message}`);
+      try {
+        this.chat.setWindow(w);
+        this.notice(`The compactor kept its output limit: ${e.message}`);
+      } catch (e2) {
+        this.notice(`The compactor kept its window of ${tokens(this.chat.window)}: ${e2.message}`);
+      }
     }
+    this.render();
+  }
+
+  /** The model's output limit changed: the same chat, the same window. */
+  setOutputLimit() {
+    if (!this.chat) return this.reset();
+    if (this.busy) return undefined;
+    try {
+      this.chat.setWindow(this.chat.window, this.host.outputLimit());
+      this.notice("");
+    } catch (e) {
+      this.notice(`The compactor kept its output limit (${this.limitText()}): ${e.message}`);
+    }
+    this.render();
+    return undefined;
+  }
+
+  /** The chat's output limit as the library saved it. */
+  limitText() {
+    const limit = this.chat?.save().options.maxOutputTokens;
+    return limit === undefined ? "none" : tokens(limit);
+  }
+
+  /**
+   * Scenario: the chat restarted (a page reload, a session loaded from disk)
+   * with no usage yet and a history several times the window, made of the
+   * scripted session's exchanges. The next send must compact it, in several
+   * summary calls.
+   */
+  resumeLarge() {
+    if (this.busy) return;
+    this.reset();
+    if (!this.chat) return;
+    const target = RESUME_WINDOWS * this.chat.window;
+    const { history, tokens: total } = replayHistory(this.script, (m) => this.cost(m), target, PROVIDER_UNSEEN_TOKENS);
+    this.history = history;
+    this.notice(`Resumed an earlier session: ${history.length} messages, ${tokens(total)} tokens to the provider, `
+      + `${RESUME_WINDOWS} times the window of ${tokens(this.chat.window)}. The compactor was just created and has no usage yet, `
+      + "so the next send estimates the whole history, and compacts it before anything is sent.");
+    this.render();
+  }
+
+  /**
+   * Scenario: the user pastes a huge log into the next request they type
+   * (tool results of the current task go first, as they would).
+   */
+  pasteHuge() {
+    if (this.busy || !this.chat) return;
+    this.paste = { text: pastedLog(PASTE_CHARS), message: null, tooLarge: null };
+    const next = this.script.peek().send;
+    this.notice(`A log of ${tokens(PASTE_CHARS)} characters is pasted into ${isUserRequest(next) ? "the next request" : "the next request the user types (after the tool results of the current task)"}. `
+      + "Send it to see what beforeSend says.");
+    this.render();
+  }
+
+  /** The message the host sends for `exchange`: the scripted one, or the user's request with the paste. */
+  outgoing(exchange) {
+    if (!this.paste || !isUserRequest(exchange.send)) return exchange.send;
+    this.paste.message ??= withPaste(exchange.send, this.paste.text);
+    return this.paste.message;
+  }
+
+  /** The chat's own estimator options, as the library saved them. */
+  chatEstimator() {
+    const { estimator, tokenizer } = this.chat.save().options;
+    return { estimator, tokenizer };
+  }
+
+  /** After messageTooLarge: shorten the message with slimMessage (the README's flow), then send. */
+  sendSlimmed() {
+    const tooLarge = this.paste?.tooLarge;
+    if (this.busy || !this.chat || !tooLarge) return undefined;
+    const estimator = this.chatEstimator();
+    const budget = this.chat.thresholds.auto / 2;
+    let slim;
+    try {
+      slim = this.cc.slimMessage(tooLarge.message, budget, estimator);
+    } catch (e) {
+      this.notice(`slimMessage refused: ${e.code ?? e.name}: ${e.message}`);
+      return undefined;
+    }
+    const chars = (m) => m.parts.reduce((n, p) => n + (p.text?.length ?? 0), 0);
+    const count = (m) => this.cc.estimateContentTokens([m], estimator);
+    this.paste = { text: null, message: slim, tooLarge: null, slimmed: true };
+    this.slimNote = `Slimmed with slimMessage to half of auto (${tokens(budget)} tokens): ${tokens(chars(tooLarge.message))} → ${tokens(chars(slim))} characters, `
+      + `${tokens(count(tooLarge.message))} → ${tokens(count(slim))} tokens as the chat estimates them; the middle of the log became the library's marker.`;
+    return this.step();
+  }
+
+  /** Drops the pasted log: the next request is the scripted one. */
+  discardPaste() {
+    if (this.busy) return;
+    this.paste = null;
+    this.notice("");
     this.render();
   }
 
   notice(text) {
+    this.lastNotice = text;
     $("sim-notice").textContent = text;
   }
 
@@ -109,6 +224,7 @@ export class Simulator {
       getSignal: () => this.abort?.signal,
       onRequest: (request) => {
         this.lastRequest = request;
+        this.runRequests.push(request);
       },
     });
   }
@@ -118,6 +234,7 @@ export class Simulator {
     if (this.busy || !this.chat) return undefined;
     this.busy = true;
     this.abort = new AbortController();
+    this.runRequests = [];
     this.render();
     try {
       return await work();
@@ -140,11 +257,21 @@ export class Simulator {
   step() {
     return this.exclusive(async () => {
       const exchange = this.script.peek();
+      const send = this.outgoing(exchange);
       const before = this.chat.lastPromptTokenCount;
-      const result = await this.chat.beforeSend(this.history, exchange.send, this.summarizer(), { signal: this.abort.signal });
+      const result = await this.chat.beforeSend(this.history, send, this.summarizer(), { signal: this.abort.signal });
       this.recordOutcome(result, before);
+      if (result.noopReason === "messageTooLarge") {
+        // No compaction can make this prompt fit: a host does not send it.
+        if (this.paste && send === this.paste.message) this.paste.tooLarge = { message: send, result };
+        this.notice(`The message alone is ${tokens(result.overBy)} tokens above hard (${tokens(this.chat.thresholds.hard)}), `
+          + "with the smallest compacted history before it: no compaction can make this prompt fit, so the library made no summary call "
+          + "and the page did not send it. A host tells the user, asks for a shorter message or an attachment, "
+          + "or shortens it with slimMessage and calls beforeSend again with the slimmed message.");
+        return { result, refused: true };
+      }
 
-      const prompt = [...this.history, exchange.send];
+      const prompt = [...this.history, send];
       const promptTokens = this.providerCount(prompt);
       if (promptTokens > this.chat.window) {
         this.notice(`The provider refused request ${this.requests + 1}: the prompt is ${tokens(promptTokens)} tokens, larger than the window. `
@@ -153,6 +280,8 @@ export class Simulator {
       }
       this.script.advance();
       this.requests += 1;
+      const slimNote = send === this.paste?.message && this.paste.slimmed ? this.slimNote : null;
+      if (send === this.paste?.message) this.paste = null;
       this.history = [...prompt, exchange.reply];
       const output = this.cost(exchange.reply);
       this.chat.reportUsage({ promptTokenCount: promptTokens, candidatesTokenCount: output, totalTokenCount: promptTokens + output });
@@ -165,6 +294,7 @@ export class Simulator {
       }) ?? null;
       if (this.tip) this.lastShown[this.tip.id] = this.requests;
       if (result.statusName !== "COMPRESSED" && !(result.statusName === "NOOP" && result.noopReason === "breakerOpen")) this.notice("");
+      if (slimNote) this.notice(`${slimNote} Request ${this.requests} was sent.${result.statusName === "COMPRESSED" ? ` ${this.lastNotice}` : ""}`);
       return { result, refused: false };
     });
   }
@@ -195,15 +325,21 @@ export class Simulator {
     if (result.statusName === "COMPRESSED") {
       this.lastCompaction = { history: this.history, result, request: this.requests + 1 };
       this.history = result.history;
-      this.summary = result.summary ?? "";
+      const cleared = result.method === "cleared";
+      this.summary = cleared
+        ? `No summary: the old tool outputs were cleared (method "cleared"), which alone brought the prompt below warn, so no model was called.`
+        : result.summary ?? "";
       this.points.push({ x: this.requests, y: result.newTokenCount });
-      this.notice(`Compacted before request ${this.requests + 1}: ${result.replaced.length} messages replaced by a summary, `
+      const how = cleared
+        ? `${result.replaced.length} messages replaced by copies with their old tool outputs cleared, no summary call`
+        : `${result.replaced.length} messages replaced by a summary written in ${result.summaryCalls} summary call${result.summaryCalls === 1 ? "" : "s"}`;
+      this.notice(`Compacted before request ${this.requests + 1}: ${how}, `
         + `${tokens(result.originalTokenCount)} → ${tokens(result.newTokenCount)} tokens${result.newTokenCountEstimated ? " (estimated until the next usage)" : ""}.`);
     }
     if (didRun) {
       this.runs.push({ x: this.requests, y: result.estimate, compressed: result.statusName === "COMPRESSED", label: `${result.statusName} (${result.trigger})` });
     }
-    if (didRun || result.noopReason === "breakerOpen") this.log(result, before);
+    if (didRun || result.noopReason === "breakerOpen" || result.noopReason === "messageTooLarge") this.log(result, before);
     if (result.noopReason === "breakerOpen") {
       this.notice(`Breaker open after ${this.constants.maxConsecutiveFailures} failures in a row: request ${this.requests + 1} is sent as it is, at ${tokens(result.estimate)} tokens. `
         + "Compaction runs again when the prompt reaches hard, or on /compact.");
@@ -220,6 +356,13 @@ export class Simulator {
     li.dataset.estimate = String(result.estimate);
     li.dataset.newTokens = String(result.newTokenCount);
     li.dataset.failures = String(result.consecutiveFailures);
+    li.dataset.method = result.method ?? "";
+    li.dataset.summaryCalls = String(result.summaryCalls);
+    li.dataset.overBy = result.overBy === undefined ? "" : String(result.overBy);
+    // Every summary request of this run, in order: the cap each one asked for.
+    const caps = ran(result) ? this.runRequests.map((r) => r.config.maxOutputTokens) : [];
+    li.dataset.caps = caps.join(",");
+    li.dataset.limit = String(this.chat.save().options.maxOutputTokens ?? "");
     const what = result.statusName === "NOOP"
       ? `NOOP (${result.noopReason})`
       : `${result.statusName} · ${result.trigger}${result.forced ? ", forced" : ""}`;
@@ -228,9 +371,14 @@ export class Simulator {
     const details = [
       `before request ${this.requests + 1}`,
       `estimate ${tokens(result.estimate)} (${result.tier})`,
+      result.noopReason === "messageTooLarge" ? `the message alone is ${tokens(result.overBy)} tokens above hard` : null,
       result.statusName === "COMPRESSED" ? `${tokens(result.originalTokenCount)} → ${tokens(result.newTokenCount)} tokens` : null,
-      ran(result) ? `summarizer: ${SUMMARIZER_LABELS[this.host.mode()]}` : null,
-      ran(result) && this.lastRequest ? `request: ${this.lastRequest.contents.length} messages, maxOutputTokens ${tokens(this.lastRequest.config.maxOutputTokens)}, thoughts ${this.lastRequest.config.thinkingConfig.includeThoughts ? "on" : "off"}` : null,
+      result.method ? `method ${result.method}` : null,
+      ran(result) || result.noopReason === "messageTooLarge" ? `summary calls: ${result.summaryCalls}` : null,
+      ran(result) && result.method !== "cleared" ? `summarizer: ${SUMMARIZER_LABELS[this.host.mode()]}` : null,
+      caps.length > 1 ? `maxOutputTokens per call: ${caps.map(tokens).join(", ")}` : null,
+      ran(result) && caps.length > 0 ? `last request: ${this.lastRequest.contents.length} messages, maxOutputTokens ${tokens(this.lastRequest.config.maxOutputTokens)}, thoughts ${this.lastRequest.config.thinkingConfig.includeThoughts ? "on" : "off"}` : null,
+      ran(result) ? `model output limit: ${this.limitText()}` : null,
       `failures in a row: ${result.consecutiveFailures}`,
       result.cause ? `cause: ${result.cause instanceof Error ? result.cause.message : String(result.cause)}` : null,
     ].filter(Boolean);
@@ -275,7 +423,18 @@ export class Simulator {
     const ready = Boolean(this.chat);
     root.dataset.idle = String(!this.busy);
     root.dataset.attempts = String(this.attempts);
-    for (const id of ["sim-step", "sim-run", "sim-compact"]) $(id).disabled = this.busy || !ready;
+    for (const id of ["sim-step", "sim-run", "sim-compact", "sim-resume", "sim-paste"]) $(id).disabled = this.busy || !ready;
+    root.dataset.paste = !this.paste ? "" : this.paste.tooLarge ? "tooLarge" : "pending";
+    $("sim-paste-box").hidden = !this.paste;
+    $("sim-paste-text").textContent = !this.paste ? ""
+      : this.paste.tooLarge
+        ? `Send it slimmed: slimMessage keeps the head and the end of the log within half of auto (${tokens(this.chat.thresholds.auto / 2)} tokens), `
+          + "the middle becomes the library's marker, and the page calls beforeSend again. Or discard the paste."
+        : this.paste.slimmed
+          ? "The slimmed message waits for the next send."
+          : `A log of ${tokens(this.paste.text.length)} characters is pasted into the next request the user types.`;
+    $("sim-slim").disabled = this.busy || !this.paste?.tooLarge;
+    $("sim-discard").disabled = this.busy;
     $("sim-reset").disabled = this.busy;
     $("sim-cancel").disabled = !this.busy;
     $("sim-download").disabled = !this.lastCompaction;
