@@ -55,3 +55,34 @@ export function serve(root) {
     });
   });
 }
+
+/**
+ * Clicks the simulator's "Send the next request" until `stop(entries, sim)`
+ * is true or `limit` clicks, inside the page: each click waits for the step
+ * to finish (the attempts counter moves), never for a fixed time. `entries`
+ * are the compaction log entries, oldest first (their data attributes and
+ * `text`); `sim` is the simulator's data attributes. Returns the entries,
+ * `sim`, the clicks made and whether the limit ran out (`exhausted`).
+ */
+export async function stepUntil(page, stop, limit = 400) {
+  return page.evaluate(async ({ stopSource, limit }) => {
+    const stopFn = new Function("entries", "sim", `return (${stopSource})(entries, sim);`);
+    const sim = document.getElementById("sim");
+    const entries = () => [...document.querySelectorAll("#sim-log li")].reverse()
+      .map((li) => ({ ...li.dataset, text: li.textContent }));
+    const done = (n) => new Promise((resolvePromise) => {
+      if (Number(sim.dataset.attempts) > n) return resolvePromise();
+      const observer = new MutationObserver(() => {
+        if (Number(sim.dataset.attempts) > n && sim.dataset.idle === "true") { observer.disconnect(); resolvePromise(); }
+      });
+      observer.observe(sim, { attributes: true });
+    });
+    for (let i = 0; i < limit; i++) {
+      if (stopFn(entries(), { ...sim.dataset })) return { entries: entries(), sim: { ...sim.dataset }, steps: i, exhausted: false };
+      const n = Number(sim.dataset.attempts);
+      document.getElementById("sim-step").click();
+      await done(n);
+    }
+    return { entries: entries(), sim: { ...sim.dataset }, steps: limit, exhausted: true };
+  }, { stopSource: stop.toString(), limit });
+}

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import { launch, open } from "./browser.mjs";
+import { launch, open, stepUntil } from "./browser.mjs";
 import { startServer } from "../../scripts/serve.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -78,34 +78,6 @@ function assertCountMatchesLibrary(state, window) {
   assert.equal(state.footer, String(report.showFooter));
   assert.equal(state.tip, cc.selectTip({ lastPromptTokenCount: state.tokens, contextWindowSize: window })?.id ?? "");
   assert.equal(state.context, cc.formatContextReport(state.tokens, window));
-}
-
-/**
- * Clicks "Send the next request" until `stop(entries, sim)` is true or
- * `limit` clicks, inside the page: each click waits for the step to finish
- * (the attempts counter moves), never for a fixed time. `entries` are the
- * compaction log entries, oldest first.
- */
-async function stepUntil(page, stop, limit = 400) {
-  return page.evaluate(async ({ stopSource, limit }) => {
-    const stopFn = new Function("entries", "sim", `return (${stopSource})(entries, sim);`);
-    const sim = document.getElementById("sim");
-    const entries = () => [...document.querySelectorAll("#sim-log li")].reverse().map((li) => ({ ...li.dataset }));
-    const done = (n) => new Promise((resolvePromise) => {
-      if (Number(sim.dataset.attempts) > n) return resolvePromise();
-      const observer = new MutationObserver(() => {
-        if (Number(sim.dataset.attempts) > n && sim.dataset.idle === "true") { observer.disconnect(); resolvePromise(); }
-      });
-      observer.observe(sim, { attributes: true });
-    });
-    for (let i = 0; i < limit; i++) {
-      if (stopFn(entries(), { ...sim.dataset })) return { entries: entries(), sim: { ...sim.dataset }, steps: i };
-      const n = Number(sim.dataset.attempts);
-      document.getElementById("sim-step").click();
-      await done(n);
-    }
-    return { entries: entries(), sim: { ...sim.dataset }, steps: limit, exhausted: true };
-  }, { stopSource: stop.toString(), limit });
 }
 
 test("the page loads with no console errors, no failed requests and no request off the local server", async () => {

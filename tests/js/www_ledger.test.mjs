@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { launch, open } from "./browser.mjs";
+import { launch, open, stepUntil } from "./browser.mjs";
 import { startServer } from "../../scripts/serve.mjs";
 import { CARELESS_SUMMARY, SUMMARIZER_LABELS } from "../../www/summarizers.js";
 
@@ -23,34 +23,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/**
- * Clicks "Send the next request" until `stop(entries)` is true or `limit`
- * clicks, inside the page, waiting for each step to finish (as in
- * www.test.mjs). `entries` are the compaction log entries, oldest first.
- */
-async function stepUntil(page, stop, limit = 600) {
-  return page.evaluate(async ({ stopSource, limit }) => {
-    const stopFn = new Function("entries", `return (${stopSource})(entries);`);
-    const sim = document.getElementById("sim");
-    const entries = () => [...document.querySelectorAll("#sim-log li")].reverse()
-      .map((li) => ({ ...li.dataset, text: li.textContent }));
-    const done = (n) => new Promise((resolvePromise) => {
-      if (Number(sim.dataset.attempts) > n) return resolvePromise();
-      const observer = new MutationObserver(() => {
-        if (Number(sim.dataset.attempts) > n && sim.dataset.idle === "true") { observer.disconnect(); resolvePromise(); }
-      });
-      observer.observe(sim, { attributes: true });
-    });
-    for (let i = 0; i < limit; i++) {
-      if (stopFn(entries())) return { entries: entries(), exhausted: false };
-      const n = Number(sim.dataset.attempts);
-      document.getElementById("sim-step").click();
-      await done(n);
-    }
-    return { entries: entries(), exhausted: true };
-  }, { stopSource: stop.toString(), limit });
-}
 
 /** The history before the last compaction, from the page's download. */
 async function downloadedHistory(page) {
@@ -83,7 +55,7 @@ test("a careless one-line summary: the ledger keeps the files changed and the us
   await page.waitForSelector('#main[data-window="128000"]');
   await page.locator('input[name="summarizer"][value="careless"]').check();
 
-  const first = await stepUntil(page, (entries) => entries.some((e) => e.status === "COMPRESSED"));
+  const first = await stepUntil(page, (entries) => entries.some((e) => e.status === "COMPRESSED"), 600);
   assert.ok(!first.exhausted, "a compaction ran");
   const run = first.entries.find((e) => e.status === "COMPRESSED");
   assert.ok(run.text.includes(SUMMARIZER_LABELS.careless), "the log names the careless stand-in");
@@ -105,7 +77,7 @@ test("a careless one-line summary: the ledger keeps the files changed and the us
   for (const ask of asks) assert.ok(summary.includes(`- ${JSON.stringify(ask)}`), `kept: ${ask}`);
 
   // A second careless compaction still has the files of before the first.
-  const second = await stepUntil(page, (entries) => entries.filter((e) => e.status === "COMPRESSED").length >= 2);
+  const second = await stepUntil(page, (entries) => entries.filter((e) => e.status === "COMPRESSED").length >= 2, 600);
   assert.ok(!second.exhausted, "a second compaction ran");
   const again = await summaryText(page);
   assert.ok(again.startsWith(CARELESS_SUMMARY));
