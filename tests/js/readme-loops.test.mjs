@@ -1,8 +1,10 @@
-// The README's tool loops (tests/js/readme-loops/*.mjs), run as printed: each
-// imports "compaction-core", "compaction-core/summarizers" and its real SDK,
-// configured by the SDK's own environment variables to talk to the local mock
-// (mock-providers.mjs), which validates every request and answers a bad one
-// with a 400. A child process runs each loop until it has compacted twice.
+// The README's tool loops (tests/js/readme-loops/*.mts), compiled and run as
+// printed: `tsc --strict` type-checks them against the SDKs' own types and
+// the package's declarations and emits JS; each imports "compaction-core",
+// "compaction-core/summarizers" and its real SDK, configured by the SDK's own
+// environment variables to talk to the local mock (mock-providers.mjs), which
+// validates every request and answers a bad one with a 400. A child process
+// runs each loop until it has compacted twice.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -17,12 +19,13 @@ import { startMock } from "./mock-providers.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const SENDS = 45; // two compactions need about 36 sends at a 48 000 window
+const run = promisify(execFile);
 const SDKS = ["openai", "@anthropic-ai/sdk", "@google/genai", "ai", "@ai-sdk/openai"];
 
 let mock;
 let dir;
 before(async () => {
-  mock = await startMock();
+  mock = await startMock({ lifetimeMs: 600_000 });
   // The snippets resolve "compaction-core" to the built package and the SDKs to the tests' own.
   dir = mkdtempSync(path.join(tmpdir(), "readme-loops-"));
   cpSync(path.join(here, "readme-loops"), path.join(dir, "readme-loops"), { recursive: true });
@@ -33,7 +36,17 @@ before(async () => {
   mkdirSync(path.join(modules, "@ai-sdk"));
   symlinkSync(path.join(root, "pkg"), path.join(modules, "compaction-core"), "dir");
   for (const name of SDKS) symlinkSync(path.join(root, "tests/node_modules", name), path.join(modules, name), "dir");
-  writeFileSync(path.join(dir, "readme-loops", "drive.mjs"), `
+  // Strict, as a TypeScript host would compile them; the SDKs' own .d.ts are not ours to check.
+  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: {
+      target: "es2022", module: "esnext", moduleResolution: "bundler", strict: true, allowJs: true,
+      outDir: "out", rootDir: ".", skipLibCheck: true, lib: ["es2022", "esnext.disposable", "dom"], types: [],
+    },
+    include: ["readme-loops/*.mts"],
+  }));
+  await run(path.join(root, "tests/node_modules/.bin/tsc"), ["-p", "tsconfig.json"], { cwd: dir, timeout: 240_000 })
+    .catch((error) => assert.fail(`tsc rejected the README loops:\n${error.stdout}${error.stderr}`));
+  writeFileSync(path.join(dir, "out", "readme-loops", "drive.mjs"), `
 const { send, chat } = await import(\`./\${process.argv[2]}.mjs\`);
 chat.setWindow(48_000); // a small window, so the run compacts in tens of sends
 for (let i = 0; i < ${SENDS}; i++) {
@@ -57,7 +70,7 @@ for (const [name, provider] of [["openai", "openai"], ["anthropic", "anthropic"]
       ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: `${mock.url}/anthropic`,
       GEMINI_API_KEY: "test-key", GOOGLE_GEMINI_BASE_URL: `${mock.url}/gemini`,
     };
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(dir, "readme-loops", "drive.mjs"), name], { env, timeout: 120_000 });
+    const { stdout } = await run(process.execPath, [path.join(dir, "out", "readme-loops", "drive.mjs"), name], { env, timeout: 120_000 });
     const end = JSON.parse(stdout.trim().split("\n").at(-1));
     assert.equal(end.consecutiveFailures, 0, "no compaction failed");
     assert.deepEqual(mock.state.rejected, [], "the mock rejected no request");
