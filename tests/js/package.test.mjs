@@ -58,6 +58,14 @@ test("compaction-core/summarizers: import (ESM) and require (CommonJS) through t
   assert.match(cjs, /^cjs-summarizers claude-3-5-haiku-20241022 50 end_turn$/m);
 });
 
+test("compaction-core/summarizers is tree-shakable: a bundle of one summarizer holds none of the others", () => {
+  writeFileSync(join(consumer, "one-summarizer.mjs"), 'import { openaiSummarizer } from "compaction-core/summarizers";\nexport const s = openaiSummarizer;\n');
+  const bundle = run(join(tools, "esbuild"), ["one-summarizer.mjs", "--bundle", "--format=esm", "--log-level=error"], consumer);
+  assert.match(bundle, /chat\.completions\.create/, "the OpenAI summarizer is in the bundle");
+  for (const other of ["messages.create", "generateContent", "generateText"]) assert.ok(!bundle.includes(other), `${other} is shaken out`);
+  assert.ok(!/from\s*["'](openai|@anthropic-ai|@google|ai)["']/.test(bundle), "no SDK import");
+});
+
 test("TypeScript: a file using the whole API type-checks against the package's .d.ts", () => {
   // tsc exits non-zero, and execFileSync throws with its output, on any type error.
   run(join(tools, "tsc"), ["--noEmit", "-p", "tsconfig.json"], consumer);
