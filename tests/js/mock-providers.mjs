@@ -136,9 +136,11 @@ export function toolOutput(path) {
 }
 
 /**
- * Starts the mock. `summaryFinish`: per provider, the stop reason summary
- * requests get (default the normal one); `slow`: hold summary requests
- * unanswered until the client goes away (to abort them).
+ * Starts the mock. `state.summaryFinish`: per provider, the stop reason
+ * summary requests get (default the normal one; OpenAI `"refusal"` answers a
+ * refusal, Gemini `"blocked"` a prompt blocked before any candidate);
+ * `state.slow`: hold summary requests unanswered until the client goes away
+ * (to abort them).
  */
 export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = {}) {
   const state = {
@@ -161,9 +163,13 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
         ? { role: "assistant", content: null, refusal: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/mod${n}.rs` }) } }] }
         : { role: "assistant", content: summary ? SUMMARY_TEXT : `Done: the module is refactored (${n}).`, refusal: null };
       const prompt = tokensOf(body.messages);
+      if (summary && finish === "refusal") {
+        // A refusal: the text is in `refusal`, the stop reason a normal one.
+        Object.assign(message, { content: null, refusal: "I can't help with that." });
+      }
       return {
         id: `chatcmpl-${n}`, object: "chat.completion", created: 1_764_547_200, model: body.model,
-        choices: [{ index: 0, message, logprobs: null, finish_reason: summary ? (finish ?? "stop") : toolTurn ? "tool_calls" : "stop" }],
+        choices: [{ index: 0, message, logprobs: null, finish_reason: summary ? (finish === "refusal" ? "stop" : (finish ?? "stop")) : toolTurn ? "tool_calls" : "stop" }],
         usage: { prompt_tokens: prompt, completion_tokens: 40, total_tokens: prompt + 40, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
       };
     }
@@ -193,6 +199,10 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
       ? [{ functionCall: { id: `fc_${n}`, name: "read_file", args: { path: `src/mod${n}.rs` } } }]
       : [{ text: summary ? SUMMARY_TEXT : `Done: the module is refactored (${n}).` }];
     const prompt = tokensOf([body.systemInstruction, body.contents]);
+    if (summary && finish === "blocked") {
+      // A prompt blocked before any candidate: no candidates, the reason in promptFeedback.
+      return { promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt }, modelVersion: "gemini-2.5-flash" };
+    }
     return {
       candidates: [{ content: { role: "model", parts }, finishReason: summary ? (finish ?? "STOP") : "STOP", index: 0 }],
       usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: 40, totalTokenCount: prompt + 40, promptTokensDetails: [{ modality: "TEXT", tokenCount: prompt }] },

@@ -64,6 +64,7 @@ const providers = {
     },
     truncated: "length",
     filtered: "content_filter",
+    refused: "refusal",
   },
   anthropic: {
     model: "claude-3-5-haiku-20241022",
@@ -110,6 +111,7 @@ const providers = {
     },
     truncated: "MAX_TOKENS",
     filtered: "SAFETY",
+    refused: "blocked",
   },
   "ai-sdk": {
     model: "gpt-4o-mini",
@@ -265,6 +267,7 @@ for (const [name, p] of Object.entries(providers)) {
     const cases = [
       [p.truncated, CompressionStatus.OUTPUT_TRUNCATED],
       [p.filtered, CompressionStatus.SUMMARIZER_FAILED],
+      ...(p.refused ? [[p.refused, CompressionStatus.SUMMARIZER_FAILED]] : []),
     ];
     // The AI SDK maps OpenAI's reasons to its own ("length", "content-filter") before the summarizer sees them.
     const providerKey = name === "ai-sdk" ? "openai" : name;

@@ -81,7 +81,7 @@ export interface GeminiClientLike {
       config: { systemInstruction: string; maxOutputTokens: number; thinkingConfig?: object; abortSignal?: AbortSignal };
     }): PromiseLike<{
       candidates?: { content?: { parts?: { text?: string; thought?: boolean }[] }; finishReason?: string }[];
-      promptFeedback?: { blockReason?: string };
+      promptFeedback?: { blockReason?: string; blockReasonMessage?: string };
       usageMetadata?: object;
     }>;
   };

@@ -102,10 +102,15 @@ export function openaiSummarizer(client, options) {
     const response = await client.chat.completions.create(body, { signal: context?.signal });
     const choice = response.choices?.[0];
     const message = choice?.message;
-    const refused = typeof message?.refusal === "string" && message.refusal !== "";
+    // A refusal comes with a normal stop reason and no content: it is answered
+    // as a filter stop, with the refusal as the text (the library checks the
+    // text for emptiness before the stop reason, and must see a refusal).
+    if (typeof message?.refusal === "string" && message.refusal !== "") {
+      return { text: message.refusal, finishReason: "content_filter", usage: response.usage ?? null };
+    }
     return {
       text: typeof message?.content === "string" ? message.content : "",
-      finishReason: refused ? "content_filter" : (choice?.finish_reason ?? null),
+      finishReason: choice?.finish_reason ?? null,
       usage: response.usage ?? null,
     };
   };
@@ -134,7 +139,8 @@ export function anthropicSummarizer(client, options) {
  * text turns, `config.maxOutputTokens` = the cap, thoughts off (a
  * `thinkingBudget` of 0 unless `thinkingConfig` says otherwise — Gemini 2.5 Pro
  * and 3 cannot turn thinking off: pass their lowest setting there). A prompt
- * blocked before any candidate answers its `blockReason` as the stop reason.
+ * blocked before any candidate answers its `blockReason` as the stop reason
+ * (a filter stop for the library).
  */
 export function geminiSummarizer(ai, options) {
   checkOptions("geminiSummarizer", ai, "a GoogleGenAI client", options);
@@ -153,9 +159,14 @@ export function geminiSummarizer(ai, options) {
     };
     const response = await ai.models.generateContent({ model, contents, config });
     const candidate = response.candidates?.[0];
+    const blocked = response.promptFeedback?.blockReason;
+    if (!candidate && blocked) {
+      // Blocked before any candidate: the block reason is the stop reason, its
+      // message the text (an empty text would read as an empty summary).
+      return { text: response.promptFeedback.blockReasonMessage || `blocked: ${blocked}`, finishReason: blocked, usage: response.usageMetadata ?? null };
+    }
     const text = (candidate?.content?.parts ?? []).filter((p) => typeof p.text === "string" && p.thought !== true).map((p) => p.text).join("");
-    const finishReason = candidate?.finishReason ?? response.promptFeedback?.blockReason ?? null;
-    return { text, finishReason, usage: response.usageMetadata ?? null };
+    return { text, finishReason: candidate?.finishReason ?? null, usage: response.usageMetadata ?? null };
   };
 }
 
