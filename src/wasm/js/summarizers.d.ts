@@ -95,7 +95,7 @@ export interface GeminiSummarizerOptions extends SummarizerOptions {
   params?: Record<string, unknown>;
 }
 
-/** A summarizer over Gemini's `generateContent`; a blocked prompt answers its `blockReason`. */
+/** A summarizer over Gemini's `generateContent`; a prompt blocked before any candidate rejects with an `Error` naming its `blockReason`. */
 export function geminiSummarizer(ai: GeminiClientLike, options: GeminiSummarizerOptions): Summarize;
 
 /** The AI SDK's `generateText` (`ai` v5/v6), as the summarizer calls it. */

@@ -139,8 +139,8 @@ export function anthropicSummarizer(client, options) {
  * text turns, `config.maxOutputTokens` = the cap, thoughts off (a
  * `thinkingBudget` of 0 unless `thinkingConfig` says otherwise — Gemini 2.5 Pro
  * and 3 cannot turn thinking off: pass their lowest setting there). A prompt
- * blocked before any candidate answers its `blockReason` as the stop reason
- * (a filter stop for the library).
+ * blocked before any candidate (`promptFeedback.blockReason`) rejects with an
+ * `Error` naming the reason: a failed run.
  */
 export function geminiSummarizer(ai, options) {
   checkOptions("geminiSummarizer", ai, "a GoogleGenAI client", options);
@@ -161,9 +161,11 @@ export function geminiSummarizer(ai, options) {
     const candidate = response.candidates?.[0];
     const blocked = response.promptFeedback?.blockReason;
     if (!candidate && blocked) {
-      // Blocked before any candidate: the block reason is the stop reason, its
-      // message the text (an empty text would read as an empty summary).
-      return { text: response.promptFeedback.blockReasonMessage || `blocked: ${blocked}`, finishReason: blocked, usage: response.usageMetadata ?? null };
+      // Blocked before any candidate: a failed call whatever the reason (an
+      // unknown stop reason would read as a normal end, an empty text as an
+      // empty summary).
+      const detail = response.promptFeedback.blockReasonMessage ? ` (${response.promptFeedback.blockReasonMessage})` : "";
+      throw new Error(`Gemini blocked the summary request: ${blocked}${detail}`);
     }
     const text = (candidate?.content?.parts ?? []).filter((p) => typeof p.text === "string" && p.thought !== true).map((p) => p.text).join("");
     return { text, finishReason: candidate?.finishReason ?? null, usage: response.usageMetadata ?? null };
