@@ -36,7 +36,8 @@ test("the tarball holds the four builds and no sources", () => {
   const files = run("tar", ["-tzf", tarball], work).split("\n").filter(Boolean);
   for (const f of ["package/package.json", "package/README.md", "package/web/compaction_core_bg.wasm",
     "package/bundler/compaction_core.js", "package/node/compaction_core.js", "package/inline/compaction_core.js",
-    "package/inline/compaction_core.iife.js", "package/web/compaction_core.d.ts"]) {
+    "package/inline/compaction_core.iife.js", "package/web/compaction_core.d.ts",
+    "package/summarizers/index.js", "package/summarizers/index.cjs", "package/summarizers/index.d.ts", "package/summarizers/index.d.cts"]) {
     assert.ok(files.includes(f), `${f} in the tarball`);
   }
   assert.ok(!files.some((f) => f.endsWith(".rs")), "no Rust sources");
@@ -47,6 +48,22 @@ test("Node: import (ESM) and require (CommonJS) from the installed package", () 
   assert.match(esm, /^esm 167000 3 CompactionError INVALID_WINDOW$/m);
   const cjs = run("node", ["cjs.cjs"], consumer);
   assert.match(cjs, /^cjs 95000 hard$/m);
+});
+
+test("compaction-core/summarizers: import (ESM) and require (CommonJS) through the package's exports", () => {
+  const esm = run("node", ["summarizers.mjs"], consumer);
+  assert.match(esm, /^esm-summarizers gpt-4o 100 2 true$/m);
+  assert.match(esm, /^esm-answer summary stop$/m);
+  const cjs = run("node", ["summarizers.cjs"], consumer);
+  assert.match(cjs, /^cjs-summarizers claude-3-5-haiku-20241022 50 end_turn$/m);
+});
+
+test("compaction-core/summarizers is tree-shakable: a bundle of one summarizer holds none of the others", () => {
+  writeFileSync(join(consumer, "one-summarizer.mjs"), 'import { openaiSummarizer } from "compaction-core/summarizers";\nexport const s = openaiSummarizer;\n');
+  const bundle = run(join(tools, "esbuild"), ["one-summarizer.mjs", "--bundle", "--format=esm", "--log-level=error"], consumer);
+  assert.match(bundle, /chat\.completions\.create/, "the OpenAI summarizer is in the bundle");
+  for (const other of ["messages.create", "generateContent", "generateText"]) assert.ok(!bundle.includes(other), `${other} is shaken out`);
+  assert.ok(!/from\s*["'](openai|@anthropic-ai|@google|ai)["']/.test(bundle), "no SDK import");
 });
 
 test("TypeScript: a file using the whole API type-checks against the package's .d.ts", () => {

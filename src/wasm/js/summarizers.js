@@ -1,0 +1,197 @@
+// Ready `summarize` callbacks for the four providers (the
+// `compaction-core/summarizers` entry point). Each takes the host's own SDK
+// client (or the AI SDK's `generateText`), so this file imports no SDK and
+// nothing from the wasm build: it is plain JS, tree-shakable, and works with
+// any version of a client whose call has the documented shape.
+//
+// Every summarizer does the same four things:
+// - renders the request's `contents` (the core's Gemini shape) as plain text
+//   messages. Tool calls and results become text, never the provider's tool
+//   calls: a summary request declares no tools, and a provider rejects a tool
+//   result whose call it was not given (or tool calls without tools);
+// - caps the output at the request's `config.maxOutputTokens` (and the
+//   summarizer's own `maxOutputTokens`, when lower) and asks for no thinking;
+// - passes the run's abort signal to the SDK call, so an aborted run cancels
+//   the HTTP request;
+// - returns the provider's own stop reason and usage object: the library
+//   maps both (README, "Stop reasons" and "Usage").
+
+/** A short label of a media part, as the core writes media into a summary request. */
+function mediaLabel(kind, data) {
+  const mime = data && typeof data.mimeType === "string" ? data.mimeType : "unknown";
+  return `[${kind}: ${mime}]`;
+}
+
+/** One part as text; tool calls and results are written out, so the model reads them as the conversation's record. */
+function partText(part) {
+  if (part === null || typeof part !== "object") return String(part);
+  if (typeof part.text === "string") return part.thought === true ? "" : part.text;
+  if (part.functionCall) {
+    const call = part.functionCall;
+    const id = call.id ? ` ${call.id}` : "";
+    return `[tool call${id}: ${call.name}(${JSON.stringify(call.args ?? {})})]`;
+  }
+  if (part.functionResponse) {
+    const response = part.functionResponse;
+    const id = response.id ? ` ${response.id}` : "";
+    const media = Array.isArray(response.parts) ? response.parts.map(partText).filter(Boolean) : [];
+    const body = JSON.stringify(response.response ?? {});
+    return `[tool result${id}: ${response.name}] ${body}${media.length ? `\n${media.join("\n")}` : ""}`;
+  }
+  if (part.inlineData) return mediaLabel("inline data", part.inlineData);
+  if (part.fileData) return mediaLabel("file", part.fileData);
+  return JSON.stringify(part);
+}
+
+/**
+ * The request's contents as alternating `user` / `assistant` text turns: a
+ * model turn is `assistant`, everything else `user`; neighbours of one role
+ * are merged (Anthropic and Gemini require alternation), and the first turn is
+ * a user turn (Anthropic requires it).
+ */
+export function renderTurns(contents) {
+  const turns = [];
+  for (const content of contents ?? []) {
+    const role = content.role === "model" || content.role === "assistant" ? "assistant" : "user";
+    const text = (content.parts ?? []).map(partText).filter((t) => t !== "").join("\n");
+    if (text === "") continue;
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.text += `\n\n${text}`;
+    else turns.push({ role, text });
+  }
+  if (turns.length === 0 || turns[0].role !== "user") turns.unshift({ role: "user", text: "(The conversation so far follows.)" });
+  return turns;
+}
+
+/** The output cap: the request's, lowered to the summarizer's own `maxOutputTokens` when that is smaller. */
+function outputCap(request, options) {
+  const cap = request.config.maxOutputTokens;
+  const own = options.maxOutputTokens;
+  return typeof own === "number" && own >= 1 && own < cap ? Math.floor(own) : cap;
+}
+
+/** Checks the options every summarizer takes. */
+function checkOptions(name, client, clientKind, options) {
+  if (client === null || (typeof client !== "object" && typeof client !== "function")) {
+    throw new TypeError(`${name}: the first argument must be ${clientKind}, got ${client === null ? "null" : typeof client}`);
+  }
+  if (options === null || typeof options !== "object" || options.model === undefined || options.model === null || options.model === "") {
+    throw new TypeError(`${name}: options.model is required (the model that writes the summary)`);
+  }
+  const own = options.maxOutputTokens;
+  if (own !== undefined && own !== null && !(typeof own === "number" && Number.isFinite(own) && own >= 1)) {
+    throw new TypeError(`${name}: options.maxOutputTokens must be a number ≥ 1, got ${String(own)}`);
+  }
+}
+
+/**
+ * A summarizer over OpenAI chat completions (`openai`'s client, or any
+ * OpenAI-compatible one). The cap is sent as `max_completion_tokens` (every
+ * current OpenAI model takes it; pass `tokenParameter: "max_tokens"` for an
+ * older compatible server). A refusal is answered as `content_filter`.
+ */
+export function openaiSummarizer(client, options) {
+  checkOptions("openaiSummarizer", client, "an OpenAI client", options);
+  const { model, params, tokenParameter = "max_completion_tokens" } = options;
+  return async (request, context) => {
+    const messages = [
+      { role: "system", content: request.systemInstruction },
+      ...renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text })),
+    ];
+    const body = { ...params, model, messages, [tokenParameter]: outputCap(request, options) };
+    const response = await client.chat.completions.create(body, { signal: context?.signal });
+    const choice = response.choices?.[0];
+    const message = choice?.message;
+    // A refusal comes with a normal stop reason and no content: it is answered
+    // as a filter stop, with the refusal as the text (the library checks the
+    // text for emptiness before the stop reason, and must see a refusal).
+    if (typeof message?.refusal === "string" && message.refusal !== "") {
+      return { text: message.refusal, finishReason: "content_filter", usage: response.usage ?? null };
+    }
+    return {
+      text: typeof message?.content === "string" ? message.content : "",
+      finishReason: choice?.finish_reason ?? null,
+      usage: response.usage ?? null,
+    };
+  };
+}
+
+/** A summarizer over Anthropic messages (`@anthropic-ai/sdk`'s client): no `thinking`, `max_tokens` = the cap. */
+export function anthropicSummarizer(client, options) {
+  checkOptions("anthropicSummarizer", client, "an Anthropic client", options);
+  const { model, params } = options;
+  return async (request, context) => {
+    const body = {
+      ...params,
+      model,
+      system: request.systemInstruction,
+      max_tokens: outputCap(request, options),
+      messages: renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text })),
+    };
+    const response = await client.messages.create(body, { signal: context?.signal });
+    const text = (response.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+    return { text, finishReason: response.stop_reason ?? null, usage: response.usage ?? null };
+  };
+}
+
+/**
+ * A summarizer over Gemini (`@google/genai`'s `GoogleGenAI`): the contents as
+ * text turns, `config.maxOutputTokens` = the cap, thoughts off (a
+ * `thinkingBudget` of 0 unless `thinkingConfig` says otherwise — Gemini 2.5 Pro
+ * and 3 cannot turn thinking off: pass their lowest setting there). A prompt
+ * blocked before any candidate (`promptFeedback.blockReason`) rejects with an
+ * `Error` naming the reason: a failed run.
+ */
+export function geminiSummarizer(ai, options) {
+  checkOptions("geminiSummarizer", ai, "a GoogleGenAI client", options);
+  const { model, params, thinkingConfig = { includeThoughts: false, thinkingBudget: 0 } } = options;
+  return async (request, context) => {
+    const contents = renderTurns(request.contents).map((t) => ({
+      role: t.role === "assistant" ? "model" : "user",
+      parts: [{ text: t.text }],
+    }));
+    const config = {
+      ...params,
+      systemInstruction: request.systemInstruction,
+      maxOutputTokens: outputCap(request, options),
+      thinkingConfig,
+      abortSignal: context?.signal,
+    };
+    const response = await ai.models.generateContent({ model, contents, config });
+    const candidate = response.candidates?.[0];
+    const blocked = response.promptFeedback?.blockReason;
+    if (!candidate && blocked) {
+      // Blocked before any candidate: a failed call whatever the reason (an
+      // unknown stop reason would read as a normal end, an empty text as an
+      // empty summary).
+      const detail = response.promptFeedback.blockReasonMessage ? ` (${response.promptFeedback.blockReasonMessage})` : "";
+      throw new Error(`Gemini blocked the summary request: ${blocked}${detail}`);
+    }
+    const text = (candidate?.content?.parts ?? []).filter((p) => typeof p.text === "string" && p.thought !== true).map((p) => p.text).join("");
+    return { text, finishReason: candidate?.finishReason ?? null, usage: response.usageMetadata ?? null };
+  };
+}
+
+/**
+ * A summarizer over the AI SDK's `generateText` (`ai` v5/v6) with any
+ * provider's model; `params` is merged into the call (e.g. `providerOptions`
+ * turning a reasoning model's reasoning down, or `maxRetries`).
+ */
+export function aiSdkSummarizer(generateText, options) {
+  if (typeof generateText !== "function") {
+    throw new TypeError(`aiSdkSummarizer: the first argument must be the AI SDK's generateText, got ${generateText === null ? "null" : typeof generateText}`);
+  }
+  checkOptions("aiSdkSummarizer", generateText, "the AI SDK's generateText", options);
+  const { model, params } = options;
+  return async (request, context) => {
+    const result = await generateText({
+      ...params,
+      model,
+      system: request.systemInstruction,
+      messages: renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text })),
+      maxOutputTokens: outputCap(request, options),
+      abortSignal: context?.signal,
+    });
+    return { text: result.text ?? "", finishReason: result.finishReason ?? null, usage: result.usage ?? null };
+  };
+}
