@@ -257,7 +257,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // What the provider counts and the estimator does not see (system
     // prompt, tool declarations, the estimator's own error); bounded by the
     // window, so that a bogus usage count cannot make every tail empty.
-    let unseen = (history_tokens as f64 - history_estimate).clamp(0.0, input.window);
+    let unseen = super::clamp(history_tokens as f64 - history_estimate, 0.0, input.window);
     let framing = message_tokens(&summary_message(""), options)
         + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
         + message_tokens(&Content::text("user", BRIDGE), options);

@@ -193,7 +193,7 @@ pub(super) fn judge(
             (Some(input), Some(output)) if input > 0 && output > 0 => {
                 // What the summarized messages really cost: the call's input
                 // minus the prompt and directive around them.
-                let summarized = (input as f64 - basis.request_overhead).clamp(0.0, original);
+                let summarized = super::clamp(input as f64 - basis.request_overhead, 0.0, original);
                 // `output` counts the model's text; everything else in the
                 // head (tags, acknowledgement, bridge, the ledger section)
                 // is estimated.

@@ -938,3 +938,13 @@ fn no_loop(verdict: Verdict, fit: &FitState) -> Verdict {
 fn check_window(window: f64) -> Result<Thresholds, Error> {
     compute_thresholds(CHAT_WINDOW.check("the context window", window)?)
 }
+
+/// `value` held within `min..=max`, as `f64::clamp` computes it (NaN stays
+/// NaN), but without its `min <= max` assertion: that assertion's panic
+/// message formats both bounds with `{:?}`, which links core's float printer
+/// (about 10 KB gzip) into the wasm module (issue 13; `scripts/check-wasm`).
+/// Where `f64::clamp` would panic (`max` below `min`), this gives `max`.
+fn clamp(value: f64, min: f64, max: f64) -> f64 {
+    let value = if value < min { min } else { value };
+    if value > max { max } else { value }
+}
