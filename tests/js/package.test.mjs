@@ -71,7 +71,7 @@ test("TypeScript: a file using the whole API type-checks against the package's .
   run(join(tools, "tsc"), ["--noEmit", "-p", "tsconfig.json"], consumer);
 });
 
-test("a Vite app built against the bundler build runs in Chromium", async () => {
+test("a Vite app built against the bundler build runs in Chromium, compacting an AI SDK history", async () => {
   // Built in place so that vite.config.mjs resolves vite-plugin-wasm from
   // tests/node_modules; the package itself comes from the packed tarball.
   const app = join(root, "tests/consumer-vite");
@@ -87,6 +87,8 @@ test("a Vite app built against the bundler build runs in Chromium", async () => 
     const text = await page.textContent("#out");
     assert.match(text, /"auto":167000,"tokens":3/);
     assert.match(text, /Current tier:\s+warn/);
+    // The AI SDK history compacted in the browser, in its own shape.
+    assert.match(text, /\{"status":"COMPRESSED","systemFirst":true,"summaryRole":"user","geminiShaped":false\}/);
     assert.deepEqual(problems, []);
   } finally {
     await server.close();
