@@ -23,8 +23,8 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign, data_url_mime,
-    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object,
-    observed_part, opt_string, part_type, response_part, sniff_part, string, text_part,
+    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, missing_role, object,
+    observed_part, opt_string, part_type, response_part, role, sniff_part, string, text_part,
     thought_part, unknown_part,
 };
 use crate::content::Part;
@@ -55,20 +55,7 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
         return Err(mismatch(path, "has \"parts\"", Format::Gemini));
     }
     check_foreign(map, path, Format::AiSdk)?;
-    let role = match map.get("role") {
-        Some(Value::String(role)) => role.as_str(),
-        Some(other) => {
-            return Err(invalid(format!(
-                "{path}.role must be {ROLES}, got {}",
-                describe(other)
-            )));
-        }
-        None => {
-            return Err(invalid(format!(
-                "{path}.role is missing (expected {ROLES})"
-            )));
-        }
-    };
+    let role = role(map, path, ROLES)?.ok_or_else(|| invalid(missing_role(path, ROLES)))?;
     match role {
         "system" => match map.get("content") {
             Some(Value::String(text)) => {

@@ -22,8 +22,8 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign,
-    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object,
-    observed_part, opt_string, part_type, response_part, sniff_part, string, text_part,
+    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, missing_role, object,
+    observed_part, opt_string, part_type, response_part, role, sniff_part, string, text_part,
     thought_part, unknown_part,
 };
 use crate::content::{Content, Part};
@@ -39,22 +39,14 @@ pub(crate) fn read_message(
     names: &CallNames,
 ) -> Result<ReadMessage, Error> {
     let map = object(message, path, "a message object { role, content }")?;
-    let role = match map.get("role") {
-        Some(Value::String(role)) => role.as_str(),
-        Some(other) => {
-            return Err(invalid(format!(
-                "{path}.role must be {ROLES}, got {}",
-                describe(other)
-            )));
-        }
-        None => {
-            return Err(foreign_message(
-                map,
-                path,
-                Format::Anthropic,
-                format!("{path}.role is missing (expected {ROLES})"),
-            ));
-        }
+    let Some(role) = role(map, path, ROLES)? else {
+        // Without a role, a message of another format is named as such.
+        return Err(foreign_message(
+            map,
+            path,
+            Format::Anthropic,
+            missing_role(path, ROLES),
+        ));
     };
     check_foreign(map, path, Format::Anthropic)?;
     let (core_role, pinned) = match role {

@@ -620,6 +620,28 @@ fn invalid(message: String) -> Error {
     Error::new(ErrorCode::InvalidContent, message)
 }
 
+/// A message's `role`: `None` when it is absent (each reader says what
+/// that means), an error listing `roles` when it is not a string.
+fn role<'a>(
+    map: &'a Map<String, Value>,
+    path: &str,
+    roles: &str,
+) -> Result<Option<&'a str>, Error> {
+    match map.get("role") {
+        Some(Value::String(role)) => Ok(Some(role)),
+        Some(other) => Err(invalid(format!(
+            "{path}.role must be {roles}, got {}",
+            describe(other)
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// What is said of a message without a `role`.
+fn missing_role(path: &str, roles: &str) -> String {
+    format!("{path}.role is missing (expected {roles})")
+}
+
 /// The object of a message, or an error naming what it is instead.
 fn object<'a>(
     value: &'a Value,

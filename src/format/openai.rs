@@ -22,8 +22,9 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign,
-    data_url_mime, file_media, inline_media, invalid, join_texts, mismatch, object, observed_part,
-    opt_string, part_type, response_part, sniff_part, string, text_part, url_media,
+    data_url_mime, file_media, inline_media, invalid, join_texts, mismatch, missing_role, object,
+    observed_part, opt_string, part_type, response_part, role, sniff_part, string, text_part,
+    url_media,
 };
 use crate::content::Part;
 use crate::error::Error;
@@ -39,20 +40,7 @@ pub(crate) fn read_message(
 ) -> Result<ReadMessage, Error> {
     let map = object(message, path, "a chat message object { role, content }")?;
     check_foreign(map, path, Format::OpenAi)?;
-    let role = match map.get("role") {
-        Some(Value::String(role)) => role.as_str(),
-        Some(other) => {
-            return Err(invalid(format!(
-                "{path}.role must be {ROLES}, got {}",
-                describe(other)
-            )));
-        }
-        None => {
-            return Err(invalid(format!(
-                "{path}.role is missing (expected {ROLES})"
-            )));
-        }
-    };
+    let role = role(map, path, ROLES)?.ok_or_else(|| invalid(missing_role(path, ROLES)))?;
     match role {
         "system" | "developer" => {
             let mut read = ReadMessage::new(role, text_content(map, path, true)?);
