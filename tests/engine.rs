@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
-use common::{big_response, call, conversation, model, snapshot, user};
+use common::{Rng, big_response, call, conversation, model, snapshot, user};
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::summary_request::summary_message;
 use compaction_core::{
@@ -992,33 +992,6 @@ fn huge_usage_counts_clamp_to_the_largest_exact_count_and_still_compact() {
         compaction_core::estimate_prompt_tokens(&[], &user("hello"), u64::MAX, &options),
         u64::MAX
     );
-}
-
-/// A small deterministic generator (xorshift64*), so the round trip covers
-/// odd doubles without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A double in `[lo, hi]`, often an awkward one.
-    fn double(&mut self, lo: f64, hi: f64) -> f64 {
-        let pick = self.next() % 6;
-        let x = match pick {
-            0 => lo,
-            1 => hi,
-            2 => f64::from_bits(lo.to_bits() + 1),
-            3 => lo + (hi - lo) * (self.next() as f64 / u64::MAX as f64),
-            4 => (lo + (self.next() % 1000) as f64 / 3.0).min(hi),
-            _ => f64::from_bits(self.next() >> 2).clamp(lo, hi),
-        };
-        if x.is_finite() { x.clamp(lo, hi) } else { lo }
-    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::conversation;
+use common::{Rng, conversation};
 use compaction_core::json_api::{self, Chats};
 use serde_json::{Value, json};
 
@@ -910,26 +910,6 @@ fn the_typescript_declarations_name_every_code_status_tier_estimator_tokenizer_a
         sorted(ts_union("export type MessageFormat =")),
         names(Format::ALL.iter().map(|f| f.name()).collect())
     );
-}
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 /// `text` with a few random edits: cuts, inserted JSON punctuation, lone

@@ -183,3 +183,40 @@ pub fn run_to_end(
         }
     }
 }
+
+/// A small deterministic generator (xorshift64*), so randomized tests need
+/// no dependency and replay the same inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    /// A double in `[lo, hi]`, often an awkward one.
+    pub fn double(&mut self, lo: f64, hi: f64) -> f64 {
+        let pick = self.next() % 6;
+        let x = match pick {
+            0 => lo,
+            1 => hi,
+            2 => f64::from_bits(lo.to_bits() + 1),
+            3 => lo + (hi - lo) * (self.next() as f64 / u64::MAX as f64),
+            4 => (lo + (self.next() % 1000) as f64 / 3.0).min(hi),
+            _ => f64::from_bits(self.next() >> 2).clamp(lo, hi),
+        };
+        if x.is_finite() { x.clamp(lo, hi) } else { lo }
+    }
+}
