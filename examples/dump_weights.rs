@@ -14,7 +14,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::calibrated::{FEATURE_NAMES, TokenizerFamily, scan};
-use serde_json::{Map, Value, json};
+use compaction_core::json;
+use compaction_core::json::{Map, Value};
 
 fn main() {
     if let Err(e) = run() {
@@ -52,8 +53,8 @@ fn corpus_counts(path: &str) -> Result<Vec<Value>, String> {
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, line)| {
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| format!("{path}:{}: {e}", i + 1))?;
+            let v: Value = compaction_core::json::from_str(line)
+                .map_err(|e| format!("{path}:{}: {e}", i + 1))?;
             let sample = v
                 .get("text")
                 .and_then(Value::as_str)

@@ -15,12 +15,12 @@
 
 use std::time::Instant;
 
+use compaction_core::json::Value;
 use compaction_core::summary_request::request_tokens;
 use compaction_core::{
     Compactor, CompactorConfig, Content, Next, SendDecision, SummaryAnswer,
     estimate_content_tokens, message_tokens,
 };
-use serde_json::Value;
 
 struct Args {
     histories: String,
@@ -65,7 +65,7 @@ fn sessions(path: &str) -> Result<Vec<Vec<Content>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     text.lines()
         .map(|line| {
-            let row: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+            let row: Value = compaction_core::json::from_str(line).map_err(|e| e.to_string())?;
             Content::list_from_value(row["history"].clone(), "history").map_err(|e| e.to_string())
         })
         .collect()

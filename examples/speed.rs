@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use compaction_core::TextEstimator;
 use compaction_core::calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
-use serde_json::Value;
+use compaction_core::json::Value;
 
 fn main() {
     if let Err(e) = run() {
@@ -38,7 +38,8 @@ fn run() -> Result<(), String> {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let v: Value = serde_json::from_str(l).map_err(|e| format!("{path}: {e}"))?;
+            let v: Value =
+                compaction_core::json::from_str(l).map_err(|e| format!("{path}: {e}"))?;
             v.get("text")
                 .and_then(Value::as_str)
                 .map(str::to_string)

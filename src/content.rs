@@ -5,15 +5,13 @@
 //! library hands it back (kept messages stay verbatim). [`Part::kind`]
 //! classifies it; parts and fields of unknown kinds are tolerated.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use crate::json::{Map, ObjectWriter, ToJson, Value};
 
 use crate::error::{Error, ErrorCode};
 use crate::read::describe;
 
 /// One message: who said it and what it is made of.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "Value")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Content {
     /// `"user"` or `"model"` (`"assistant"` is read as `"model"`); other
     /// roles are kept as they are and treated as user-side.
@@ -23,9 +21,8 @@ pub struct Content {
 }
 
 /// One part of a message, as the JSON object it arrived as.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "Value", into = "Value")]
-pub struct Part(Map<String, Value>);
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part(Map);
 
 impl TryFrom<Value> for Part {
     type Error = Error;
@@ -47,6 +44,22 @@ impl TryFrom<Value> for Content {
     }
 }
 
+/// `{ role, parts }`, Gemini style.
+impl ToJson for Content {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("role", &self.role).field("parts", &self.parts);
+        o.end();
+    }
+}
+
+/// The object the part was made from, fields in their order.
+impl ToJson for Part {
+    fn write_json(&self, out: &mut String) {
+        self.0.write_json(out);
+    }
+}
+
 /// What a part is, borrowed from it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PartKind<'a> {
@@ -58,9 +71,9 @@ pub enum PartKind<'a> {
         thought: bool,
     },
     /// `functionCall { id?, name, args }`.
-    FunctionCall(&'a Map<String, Value>),
+    FunctionCall(&'a Map),
     /// `functionResponse { id?, name, response, parts? }`.
-    FunctionResponse(&'a Map<String, Value>),
+    FunctionResponse(&'a Map),
     /// `inlineData { mimeType, data }`: an image or document sent inline.
     InlineData {
         /// The MIME type, or `application/octet-stream` when absent.
@@ -177,18 +190,18 @@ impl Part {
     }
 
     /// The JSON object behind the part.
-    pub fn as_map(&self) -> &Map<String, Value> {
+    pub fn as_map(&self) -> &Map {
         &self.0
     }
 
     /// Fields of a known part that are neither its payload nor metadata
     /// (`thought`, `thoughtSignature`); `None` when there are none, and for
     /// unknown parts (which are counted whole).
-    pub fn extra_fields(&self) -> Option<Map<String, Value>> {
+    pub fn extra_fields(&self) -> Option<Map> {
         if matches!(self.kind(), PartKind::Unknown) {
             return None;
         }
-        let extra: Map<String, Value> = self
+        let extra: Map = self
             .0
             .iter()
             .filter(|(k, _)| {
@@ -290,7 +303,7 @@ impl Content {
     }
 }
 
-fn mime_of(data: &Map<String, Value>) -> &str {
+fn mime_of(data: &Map) -> &str {
     data.get("mimeType")
         .and_then(Value::as_str)
         .unwrap_or(DEFAULT_MIME)

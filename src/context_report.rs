@@ -1,14 +1,13 @@
 //! The `/context` report and the context-usage indicator.
 
-use serde::Serialize;
+use crate::json::{ObjectWriter, ToJson};
 
 use crate::error::Error;
 use crate::ladder::{SUMMARY_RESERVE, Thresholds, Tier, compute_thresholds, current_tier};
 use crate::read::check_count;
 
 /// Where a chat stands: the ladder, the tier and how much room is left.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContextReport {
     /// The prompt size the report is for.
     pub tokens: f64,
@@ -25,6 +24,19 @@ pub struct ContextReport {
     pub tokens_until_auto: f64,
     /// Whether a footer indicator should show: `warn <= tokens < auto`.
     pub show_footer: bool,
+}
+
+impl ToJson for ContextReport {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("tokens", &self.tokens)
+            .field("thresholds", &self.thresholds)
+            .field("tier", &self.tier)
+            .field("percentUsed", &self.percent_used)
+            .field("tokensUntilAuto", &self.tokens_until_auto)
+            .field("showFooter", &self.show_footer);
+        o.end();
+    }
 }
 
 /// Builds the report for `tokens` in a window of `window` tokens.
@@ -109,8 +121,8 @@ fn whole_digits(n: f64) -> String {
     if n < 9_007_199_254_740_992.0 {
         return crate::error::show_number(n);
     }
-    // serde_json prints with ryu: "1e21", "1.2345e20", "9007199254740992.0".
-    let text = serde_json::Number::from_f64(n).map_or_else(String::new, |n| n.to_string());
+    // As JavaScript writes it: "9007199254740992", "1.2345e+21".
+    let text = crate::json::number_to_string(n);
     let (mantissa, exponent) = match text.split_once(['e', 'E']) {
         Some((m, e)) => (m, e.trim_start_matches('+').parse::<i32>().unwrap_or(0)),
         None => (text.as_str(), 0),

@@ -100,18 +100,5 @@ impl std::error::Error for Error {}
 /// Written by hand rather than with `{f64}` formatting, which would pull
 /// core's float printer (tens of KB) into the wasm module.
 pub fn show_number(value: f64) -> String {
-    if value.is_nan() {
-        "NaN".into()
-    } else if value.is_infinite() {
-        if value > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-        (value as i64).to_string()
-    } else {
-        // serde_json prints finite doubles with ryu, already in the module.
-        serde_json::Number::from_f64(value).map_or_else(String::new, |n| n.to_string())
-    }
+    crate::json::number_to_string(value)
 }

@@ -70,8 +70,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use crate::json;
+use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::content::Content;
 use crate::context_report::context_report as build_context_report;
@@ -89,39 +89,29 @@ use crate::summary_request::{
 };
 use crate::tips::{self, TipContext};
 
-/// The JSON envelope every function returns.
-#[derive(Serialize)]
-#[serde(rename_all = "lowercase")]
-enum Envelope<'a, T> {
-    Ok(T),
-    Error {
-        code: &'static str,
-        message: &'a str,
-    },
-}
-
 /// The envelope for a result, written straight to text (a summary request
 /// holds the whole summarized history: no intermediate value).
-fn envelope<T: Serialize>(result: Result<T, Error>) -> String {
-    let written = match &result {
-        Ok(value) => serde_json::to_string(&Envelope::Ok(value)),
-        Err(error) => {
-            let envelope: Envelope<'_, ()> = Envelope::Error {
-                code: error.code().as_str(),
-                message: error.message(),
-            };
-            serde_json::to_string(&envelope)
+fn envelope<T: ToJson>(result: Result<T, Error>) -> String {
+    write_envelope(result.as_ref().map(|value| value as &dyn ToJson))
+}
+
+/// `{"ok": value}` or `{"error": {"code", "message"}}`.
+fn write_envelope(result: Result<&dyn ToJson, &Error>) -> String {
+    let mut out = String::new();
+    let mut o = ObjectWriter::new(&mut out);
+    match result {
+        Ok(value) => {
+            o.field("ok", value);
         }
-    };
-    // Only a map with non-string keys fails to serialize, and no result
-    // holds one; should it ever, the caller still gets an envelope.
-    written.unwrap_or_else(|e| {
-        json!({ "error": {
-            "code": ErrorCode::InvalidArgument.as_str(),
-            "message": format!("the result could not be written as JSON: {e}"),
-        } })
-        .to_string()
-    })
+        Err(error) => {
+            let mut e = ObjectWriter::new(o.key("error"));
+            e.field("code", &error.code().as_str())
+                .field("message", &error.message());
+            e.end();
+        }
+    }
+    o.end();
+    out
 }
 
 /// An optional JSON argument: `""` is "not given" (JSON `null`).
@@ -227,12 +217,7 @@ fn done_value<C>(
     format: Format,
     copies: Option<Vec<Value>>,
 ) -> Result<Value, Error> {
-    let mut value = serde_json::to_value(outcome).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            format!("the result could not be written as JSON: {e}"),
-        )
-    })?;
+    let mut value = crate::json::to_value(outcome);
     if format == Format::Gemini {
         return Ok(value);
     }
@@ -362,7 +347,7 @@ pub fn ladder_constants() -> String {
 /// list ([`CompactionStatus::ALL`]), so that the JS `CompressionStatus`
 /// enum is built from it rather than repeated.
 pub fn statuses() -> String {
-    let map: serde_json::Map<String, Value> = CompactionStatus::ALL
+    let map: crate::json::Map = CompactionStatus::ALL
         .iter()
         .map(|s| (s.as_str().to_string(), Value::from(s.code())))
         .collect();
@@ -376,7 +361,7 @@ pub fn statuses() -> String {
 /// status's own name). Apart from [`statuses`], whose keys are exactly the
 /// `statusName`s a result can carry.
 pub fn status_aliases() -> String {
-    let map: serde_json::Map<String, Value> = CompactionStatus::ALIASES
+    let map: crate::json::Map = CompactionStatus::ALIASES
         .iter()
         .map(|(name, s)| (name.to_string(), Value::from(s.code())))
         .collect();
@@ -411,8 +396,8 @@ pub fn slim_message(message_json: &str, budget_tokens: f64, options: &str) -> St
         let budget = TOKEN_BUDGET.check("budgetTokens", budget_tokens)?;
         if format == Format::Gemini {
             let message = message(message_json, "message", format)?;
-            return serde_json::to_value(crate::slim::slim_message(&message, budget, &options))
-                .map_err(|e| Error::new(ErrorCode::InvalidContent, e.to_string()));
+            let slimmed = crate::slim::slim_message(&message, budget, &options);
+            return Ok(crate::json::to_value(slimmed));
         }
         let value = parse_json(message_json, "message", ErrorCode::InvalidContent)?;
         // Checked first, so a message in the wrong shape is an error.
@@ -429,8 +414,7 @@ pub fn slim_message(message_json: &str, budget_tokens: f64, options: &str) -> St
 /// What [`Chats::before_send`], [`Chats::compact`], [`Chats::answer`],
 /// [`Chats::fail`] and [`Chats::abort`] return inside `ok`.
 #[must_use = "a summarize step must be answered with answer, fail or abort"]
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     /// Run `request` through the model, then report with `answer`, `fail`
     /// or `abort`, passing `id`.
@@ -443,6 +427,24 @@ pub enum Step {
     /// The compaction is over: the result (see the module docs), its
     /// `head` in the chat's format.
     Done(Value),
+}
+
+/// `{"summarize": {"id", "request"}}` or `{"done": result}`.
+impl ToJson for Step {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        match self {
+            Step::Summarize { id, request } => {
+                let mut s = ObjectWriter::new(o.key("summarize"));
+                s.field("id", id).field("request", request);
+                s.end();
+            }
+            Step::Done(result) => {
+                o.field("done", result);
+            }
+        }
+        o.end();
+    }
 }
 
 /// The chats of one host, addressed by `u32` handles that are never reused
@@ -458,14 +460,24 @@ pub struct Chats {
 }
 
 /// What [`Chats::state`] returns.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct ChatState<'a> {
     window: f64,
     thresholds: &'a Thresholds,
     last_prompt_token_count: u64,
     consecutive_failures: u32,
     busy: bool,
+}
+
+impl ToJson for ChatState<'_> {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("window", &self.window)
+            .field("thresholds", self.thresholds)
+            .field("lastPromptTokenCount", &self.last_prompt_token_count)
+            .field("consecutiveFailures", &self.consecutive_failures)
+            .field("busy", &self.busy);
+        o.end();
+    }
 }
 
 impl Chats {

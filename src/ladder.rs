@@ -11,7 +11,7 @@
 //! hard = max(effectiveWindow - HARD_BUFFER, auto)
 //! ```
 
-use serde::Serialize;
+use crate::json::{ObjectWriter, ToJson, write_str};
 
 use crate::error::{Error, ErrorCode};
 use crate::read::{Fields, TOKEN_COUNT, WINDOW};
@@ -35,8 +35,7 @@ pub const HARD_BUFFER: f64 = 3_000.0;
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
 /// Which rule set a threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThresholdRule {
     /// The proportional floor (a share of the window); also reported on a tie.
     Pct,
@@ -48,8 +47,7 @@ pub enum ThresholdRule {
 }
 
 /// The ladder for one context window. Token counts are JS numbers (doubles).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Thresholds {
     /// The raw context window the ladder was computed for.
     pub window: f64,
@@ -81,11 +79,33 @@ impl ThresholdRule {
     }
 }
 
+impl ToJson for ThresholdRule {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self.name());
+    }
+}
+
+/// The ladder as the JS API returns it (`computeThresholds`).
+impl ToJson for Thresholds {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("window", &self.window)
+            .field("effectiveWindow", &self.effective_window)
+            .field("warn", &self.warn)
+            .field("auto", &self.auto)
+            .field("hard", &self.hard)
+            .field("warnRule", &self.warn_rule)
+            .field("autoRule", &self.auto_rule)
+            .field("hardRule", &self.hard_rule);
+        o.end();
+    }
+}
+
 impl Thresholds {
     /// Reads a ladder from plain JSON, such as [`compute_thresholds`]'s
     /// result came back from JS. `warn`, `auto` and `hard` are required;
     /// the other fields are read when present (0 or `pct` otherwise).
-    pub fn from_json(value: &serde_json::Value, path: &str) -> Result<Thresholds, Error> {
+    pub fn from_json(value: &crate::json::Value, path: &str) -> Result<Thresholds, Error> {
         let f = Fields::of(value, path, ErrorCode::InvalidArgument)?;
         let count = |key: &str| f.rule(key, &TOKEN_COUNT);
         let rule = |key: &str| -> Result<ThresholdRule, Error> {
@@ -155,8 +175,7 @@ pub fn compute_thresholds(window: f64) -> Result<Thresholds, Error> {
 }
 
 /// Where a token count stands on the ladder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
     /// Below `warn`: nothing to say.
     Safe,
@@ -166,6 +185,12 @@ pub enum Tier {
     Auto,
     /// `[hard, ∞)`: compaction is forced before the send.
     Hard,
+}
+
+impl ToJson for Tier {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self.as_str());
+    }
 }
 
 impl Tier {

@@ -76,6 +76,7 @@ pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod format;
+pub mod json;
 pub mod json_api;
 pub mod ladder;
 pub mod ledger;

@@ -19,7 +19,7 @@
 //! specific entry wins (`gpt-4o-mini` before `gpt-4o`). An unknown id gets
 //! [`FALLBACK_WINDOW`] (131 072, the reference's default) and a warning.
 
-use serde::Serialize;
+use crate::json::{ObjectWriter, ToJson};
 
 /// The date the table was checked against the providers' published pages.
 pub const TABLE_DATE: &str = "2026-12-01";
@@ -133,8 +133,7 @@ pub const MODEL_FAMILIES: &[ModelFamily] = &[
 ];
 
 /// What [`model_limits`] found for an id.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelLimits {
     /// The context window, in tokens ([`FALLBACK_WINDOW`] when unknown).
     pub window: u64,
@@ -143,11 +142,21 @@ pub struct ModelLimits {
     /// Whether the id matched an entry of the table.
     pub known: bool,
     /// The entry's pattern (`gpt-4o`), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub family: Option<&'static str>,
     /// For an unknown id: what was assumed, and how to say better.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+}
+
+impl ToJson for ModelLimits {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("window", &self.window)
+            .field("maxOutputTokens", &self.max_output_tokens)
+            .field("known", &self.known)
+            .optional("family", self.family.as_ref().map(|f| f as &dyn ToJson))
+            .optional("warning", self.warning.as_ref().map(|w| w as &dyn ToJson));
+        o.end();
+    }
 }
 
 /// The limits of model `id` (see the module docs for how ids match).

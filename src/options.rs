@@ -3,8 +3,8 @@
 //! from ([`CompactorConfig`]) and the JS constructor's flat options with the
 //! deprecated `hasFailedCompressionAttempt` ([`CompactorConfig::from_json`]).
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::Value;
+use crate::json::{ObjectWriter, ToJson};
 
 use crate::calibrated::TokenizerFamily;
 use crate::error::{Error, ErrorCode};
@@ -23,57 +23,74 @@ use crate::summary_request::PromptSettings;
 /// options drive threshold decisions, where an estimate may only make
 /// compaction trigger earlier, and the conservative estimator rarely
 /// under-counts (see README, "Which estimator").
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompactionOptions {
     /// `imageTokenEstimate`, `estimator` and `tokenizer`.
-    #[serde(flatten)]
     pub estimate: EstimateOptions,
     /// `excludeMessages` and `excludeContextWindowPercent`.
-    #[serde(flatten)]
     pub retention: RetentionSettings,
     /// `systemPrompt` (replaces the default) and `extraInstructions` (appended).
-    #[serde(flatten)]
     pub prompt: PromptSettings,
     /// `ledger`, nested: what compaction records from the replaced messages
     /// besides the model's summary (on by default; `{ enabled: false }`
     /// turns it off). See [`crate::ledger`].
     pub ledger: LedgerOptions,
     /// `maxOutputTokens` and `clearToolOutputs`: fitting the window.
-    #[serde(flatten)]
     pub fit: FitOptions,
     /// `format`: the message shape the host keeps its history in
     /// (`"gemini"`, the default, `"openai"`, `"anthropic"`, `"ai-sdk"`);
     /// the JSON API reads histories and writes the new head in it. Not
     /// written into a saved state when Gemini, so older states and newer
     /// ones stay alike.
-    #[serde(skip_serializing_if = "is_gemini")]
     pub format: Format,
 }
 
-fn is_gemini(format: &Format) -> bool {
-    *format == Format::Gemini
+/// Flat, as a saved state holds them: the estimate, retention and prompt
+/// fields, `ledger`, then the fit fields and `format` when not at their
+/// defaults.
+impl ToJson for CompactionOptions {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        self.estimate.write_fields(&mut o);
+        self.retention.write_fields(&mut o);
+        self.prompt.write_fields(&mut o);
+        o.field("ledger", &self.ledger);
+        self.fit.write_fields(&mut o);
+        if self.format != Format::Gemini {
+            o.field("format", &self.format);
+        }
+        o.end();
+    }
 }
 
 /// How a compaction fits the model (issue 14): both off by default, so the
 /// default behaviour is the spec's. Not written into a saved state when at
 /// their defaults, so older states and newer ones stay alike.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FitOptions {
     /// `maxOutputTokens`: the model's output limit. The summary call's cap
     /// is the smallest of 20 000, this and what the window leaves; the
     /// ladder keeps its reserve of 20 000 whatever this is.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u64>,
     /// `clearToolOutputs`: before summarizing, replace the tool outputs
     /// older than the kept tail with a one-line marker; when that alone
     /// brings the prompt below `warn`, no summary call is made.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub clear_tool_outputs: bool,
 }
 
 impl FitOptions {
+    /// Writes the fields that are not at their defaults into an object
+    /// being written.
+    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
+        o.optional(
+            "maxOutputTokens",
+            self.max_output_tokens.as_ref().map(|n| n as &dyn ToJson),
+        );
+        if self.clear_tool_outputs {
+            o.field("clearToolOutputs", &true);
+        }
+    }
+
     /// The option names read for it.
     pub const FIELDS: [&'static str; 2] = ["maxOutputTokens", "clearToolOutputs"];
 
@@ -134,7 +151,7 @@ impl CompactionOptions {
     ///
     /// ```
     /// use compaction_core::{CompactionOptions, Estimator};
-    /// let o = CompactionOptions::from_json(&serde_json::json!({ "excludeMessages": 4 }), "options", compaction_core::ErrorCode::InvalidArgument).unwrap();
+    /// let o = CompactionOptions::from_json(&compaction_core::json!({ "excludeMessages": 4 }), "options", compaction_core::ErrorCode::InvalidArgument).unwrap();
     /// assert_eq!((o.retention.exclude_messages, o.estimate.estimator), (4, Estimator::Conservative));
     /// ```
     pub fn from_json(
@@ -269,7 +286,7 @@ impl CompactorConfig {
     ///
     /// ```
     /// use compaction_core::CompactorConfig;
-    /// let read = CompactorConfig::from_json(&serde_json::json!({ "window": 1e5, "hasFailedCompressionAttempt": true })).unwrap();
+    /// let read = CompactorConfig::from_json(&compaction_core::json!({ "window": 1e5, "hasFailedCompressionAttempt": true })).unwrap();
     /// assert_eq!((read.config.consecutive_failures, read.warnings.len()), (3, 1));
     /// ```
     pub fn from_json(value: &Value) -> Result<ReadConfig, Error> {

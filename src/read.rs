@@ -13,7 +13,7 @@
 //! JS developer expects, and in the wasm module they bring core's float
 //! printer along (tens of KB). Only [`crate::error`] is below this module.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, show_number};
 
@@ -21,8 +21,8 @@ use crate::error::{Error, ErrorCode, show_number};
 /// layer writes NaN and ±Infinity, which JSON cannot hold, as
 /// `{"$nonFinite": "NaN"}` (or `"Infinity"`, `"-Infinity"`), so that the
 /// reader can say which field held one instead of seeing `null`.
-pub fn non_finite(value: &serde_json::Value) -> Option<f64> {
-    let serde_json::Value::Object(map) = value else {
+pub fn non_finite(value: &crate::json::Value) -> Option<f64> {
+    let crate::json::Value::Object(map) = value else {
         return None;
     };
     if map.len() != 1 {
@@ -37,8 +37,8 @@ pub fn non_finite(value: &serde_json::Value) -> Option<f64> {
 }
 
 /// Describes a JSON value's type for error messages ("a string", "null", …).
-pub fn describe(value: &serde_json::Value) -> String {
-    use serde_json::Value;
+pub fn describe(value: &crate::json::Value) -> String {
+    use crate::json::Value;
     if let Some(n) = non_finite(value) {
         return show_number(n);
     }
@@ -172,7 +172,7 @@ pub fn check_count(name: &str, value: f64) -> Result<f64, Error> {
 
 /// An object's fields, with the path and error code to report against.
 pub struct Fields<'a> {
-    map: Option<&'a Map<String, Value>>,
+    map: Option<&'a Map>,
     path: &'a str,
     code: ErrorCode,
 }
@@ -365,9 +365,9 @@ pub fn parse_json(text: &str, name: &str, code: ErrorCode) -> Result<Value, Erro
         ));
     }
     let result = if scan.lone_surrogates.is_empty() {
-        serde_json::from_str(text)
+        crate::json::from_str(text)
     } else {
-        serde_json::from_str(&replace_lone_surrogates(text, &scan.lone_surrogates))
+        crate::json::from_str(&replace_lone_surrogates(text, &scan.lone_surrogates))
     };
     result.map_err(|e| Error::new(code, format!("{name} is not valid JSON text: {e}")))
 }

@@ -36,7 +36,7 @@
 //! boundary of the same kind, and slims what still does not fit (issue 14;
 //! see the engine's `fit` module).
 
-use serde::Serialize;
+use crate::json::{ObjectWriter, ToJson, write_str};
 
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
@@ -48,14 +48,32 @@ pub const DEFAULT_EXCLUDE_MESSAGES: u32 = 2;
 pub const DEFAULT_EXCLUDE_CONTEXT_WINDOW_PERCENT: f64 = 2.0;
 
 /// How much of the recent history is kept verbatim.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RetentionSettings {
     /// `compaction.excludeMessages`: recent user/model pairs kept verbatim.
     pub exclude_messages: u32,
     /// `compaction.excludeContextWindowPercent`: percent of the window kept
     /// as recent messages.
     pub exclude_context_window_percent: f64,
+}
+
+impl RetentionSettings {
+    /// Writes the two fields into an object being written (options and
+    /// saved states hold them flat).
+    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
+        o.field("excludeMessages", &self.exclude_messages).field(
+            "excludeContextWindowPercent",
+            &self.exclude_context_window_percent,
+        );
+    }
+}
+
+impl ToJson for RetentionSettings {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        self.write_fields(&mut o);
+        o.end();
+    }
 }
 
 impl Default for RetentionSettings {
@@ -68,8 +86,7 @@ impl Default for RetentionSettings {
 }
 
 /// Which minimum set the size of the kept tail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetentionRule {
     /// `excludeMessages` asked for more messages (ties go here).
     Messages,
@@ -77,9 +94,20 @@ pub enum RetentionRule {
     Percent,
 }
 
+impl ToJson for RetentionRule {
+    fn write_json(&self, out: &mut String) {
+        write_str(
+            out,
+            match self {
+                RetentionRule::Messages => "messages",
+                RetentionRule::Percent => "percent",
+            },
+        );
+    }
+}
+
 /// Where the verbatim tail starts, and why there.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Split {
     /// Index of the first kept message; `history[..kept_from]` is summarized.
     /// 0 means nothing would be compressed.
@@ -88,6 +116,16 @@ pub struct Split {
     pub rule: RetentionRule,
     /// Whether the tail starts with a model message (the fallback boundary).
     pub starts_with_model: bool,
+}
+
+impl ToJson for Split {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("keptFrom", &self.kept_from)
+            .field("rule", &self.rule)
+            .field("startsWithModel", &self.starts_with_model);
+        o.end();
+    }
 }
 
 /// Finds where the verbatim tail starts. Costs O(tail), plus a walk back

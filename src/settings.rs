@@ -6,8 +6,8 @@
 //! and never fails a load. There is no environment-variable override and no
 //! on/off switch: the ladder is built in.
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::Value;
+use crate::json::{ObjectWriter, ToJson};
 
 use crate::error::{Error, ErrorCode};
 use crate::estimate::DEFAULT_IMAGE_TOKEN_ESTIMATE;
@@ -19,8 +19,7 @@ pub const REMOVED_THRESHOLD_WARNING: &str = "chatCompression.contextPercentageTh
      controlled by built-in thresholds. The value is ignored; remove the key to silence this warning.";
 
 /// The settings this library reads.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
     /// `chatCompression.imageTokenEstimate`: tokens per image or document.
     pub image_token_estimate: f64,
@@ -29,6 +28,19 @@ pub struct Settings {
     /// `compaction.excludeContextWindowPercent`: percent of the window kept
     /// as recent messages.
     pub exclude_context_window_percent: f64,
+}
+
+impl ToJson for Settings {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("imageTokenEstimate", &self.image_token_estimate)
+            .field("excludeMessages", &self.exclude_messages)
+            .field(
+                "excludeContextWindowPercent",
+                &self.exclude_context_window_percent,
+            );
+        o.end();
+    }
 }
 
 impl Default for Settings {
@@ -42,8 +54,7 @@ impl Default for Settings {
 }
 
 /// Settings and the warnings the load produced (the host prints them).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoadedSettings {
     /// The validated settings, defaults filled in.
     pub settings: Settings,
@@ -51,11 +62,20 @@ pub struct LoadedSettings {
     pub warnings: Vec<String>,
 }
 
+impl ToJson for LoadedSettings {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("settings", &self.settings)
+            .field("warnings", &self.warnings);
+        o.end();
+    }
+}
+
 /// Loads settings from a parsed settings object. `null` or a missing
 /// section gives the defaults.
 ///
 /// ```
-/// let loaded = compaction_core::load_settings(&serde_json::json!({
+/// let loaded = compaction_core::load_settings(&compaction_core::json!({
 ///     "chatCompression": { "contextPercentageThreshold": 0.5 }
 /// })).unwrap();
 /// assert_eq!(loaded.warnings.len(), 1);

@@ -12,7 +12,7 @@
 //!
 //! Everything here works on copies: the host's messages are never touched.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::content::{Content, Part, PartKind};
 use crate::context_report::group_digits;
@@ -57,7 +57,7 @@ pub fn cleared_marker(chars: usize) -> String {
 /// let message = Content::text("user", "x".repeat(400_000));
 /// let slim = slim_message(&message, 1_000.0, &options);
 /// assert!(compaction_core::message_tokens(&slim, &options) <= 1_000.0);
-/// let text = serde_json::to_string(&slim).unwrap();
+/// let text = compaction_core::json::to_string(&slim);
 /// assert!(text.contains("characters removed by compaction"));
 /// ```
 pub fn slim_message(message: &Content, budget_tokens: f64, options: &EstimateOptions) -> Content {
@@ -152,15 +152,16 @@ fn clear_part(part: &Part) -> Part {
     let PartKind::FunctionResponse(response) = part.kind() else {
         return part.clone();
     };
-    let chars = serde_json::to_string(response.get("response").unwrap_or(&Value::Null))
-        .map_or(0, |s| s.chars().count());
+    let chars = crate::json::to_string(response.get("response").unwrap_or(&Value::Null))
+        .chars()
+        .count();
     let marker = cleared_marker(chars);
     if chars <= marker.chars().count() && !response.contains_key("parts") {
         return part.clone();
     }
     let mut response = response.clone();
     response.remove("parts");
-    response.insert("response".into(), serde_json::json!({ "output": marker }));
+    response.insert("response".into(), crate::json!({ "output": marker }));
     let mut map = part.as_map().clone();
     map.insert("functionResponse".into(), Value::Object(response));
     // Only a payload object was replaced by another: still a valid part.
@@ -254,7 +255,7 @@ fn cut(s: &str, n: usize, keep: usize) -> String {
 /// Calls `f` on each string a slimming may cut in a part's JSON: a text
 /// part's text, a function response's `response` and a function call's
 /// `args` (every string inside them, keys excepted).
-fn for_each_cuttable(map: &mut serde_json::Map<String, Value>, f: &mut impl FnMut(&mut String)) {
+fn for_each_cuttable(map: &mut crate::json::Map, f: &mut impl FnMut(&mut String)) {
     if let Some(Value::String(text)) = map.get_mut("text") {
         f(text);
         return;

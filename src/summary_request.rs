@@ -14,8 +14,10 @@
 //! Thinking is off and the output capped so that the summary fits the
 //! reserve the ladder keeps at the top of the window (SPEC §1, §4).
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use crate::error::{Error, ErrorCode};
+use crate::json::{Map, Value};
+use crate::json::{ObjectWriter, ToJson};
+use crate::read::Fields;
 
 use crate::content::{Content, Part, PartKind};
 use crate::estimate::{EstimateOptions, message_tokens};
@@ -71,8 +73,7 @@ Use these sections, with short bullet points:
 Write in the language the user writes in. No preamble, no closing remarks.";
 
 /// How the host adjusts the summarization prompt.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PromptSettings {
     /// Replaces [`DEFAULT_SUMMARY_PROMPT`] when set.
     pub system_prompt: Option<String>,
@@ -80,9 +81,17 @@ pub struct PromptSettings {
     pub extra_instructions: Option<String>,
 }
 
+impl PromptSettings {
+    /// Writes `systemPrompt` and `extraInstructions` (`null` when unset)
+    /// into an object being written.
+    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
+        o.field("systemPrompt", &self.system_prompt)
+            .field("extraInstructions", &self.extra_instructions);
+    }
+}
+
 /// A summarization call, provider-neutral (serialized in camelCase).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRequest {
     /// The compaction prompt.
     pub system_instruction: String,
@@ -94,8 +103,7 @@ pub struct SummaryRequest {
 }
 
 /// Generation settings of the summarization call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SummaryConfig {
     /// `max(1, min(20 000, window − estimated request − 1 024))`.
     pub max_output_tokens: u64,
@@ -105,11 +113,74 @@ pub struct SummaryConfig {
 
 /// Thinking settings; the summarization call always runs without thinking,
 /// so that the whole output cap goes to the summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThinkingConfig {
     /// `false`.
     pub include_thoughts: bool,
+}
+
+impl SummaryRequest {
+    /// Reads a request back from its JSON form (what [`ToJson`] writes and
+    /// the JS layer hands to the host's summarizer); a malformed one is
+    /// `INVALID_ARGUMENT` naming the field.
+    ///
+    /// ```
+    /// use compaction_core::{json, SummaryRequest};
+    /// let text = r#"{"systemInstruction":"s","contents":[{"role":"user","parts":[{"text":"t"}]}],
+    ///     "config":{"maxOutputTokens":100,"thinkingConfig":{"includeThoughts":false}}}"#;
+    /// let request = SummaryRequest::from_json(&json::from_str(text).unwrap()).unwrap();
+    /// assert_eq!(json::to_string(&request), text.replace("\n    ", ""));
+    /// assert!(SummaryRequest::from_json(&json!({ "contents": [] })).is_err());
+    /// ```
+    pub fn from_json(value: &Value) -> Result<SummaryRequest, Error> {
+        let code = ErrorCode::InvalidArgument;
+        let f = Fields::of(value, "request", code)?;
+        let system_instruction = f.required("systemInstruction", f.string("systemInstruction")?)?;
+        let contents = f.required("contents", f.get("contents"))?;
+        let config = f.required("config", f.get("config"))?;
+        let c = Fields::of(config, "request.config", code)?;
+        let thinking = c.required("thinkingConfig", c.get("thinkingConfig"))?;
+        let t = Fields::of(thinking, "request.config.thinkingConfig", code)?;
+        Ok(SummaryRequest {
+            system_instruction: system_instruction.to_string(),
+            contents: Content::list_from_value(contents.clone(), "request.contents")?,
+            config: SummaryConfig {
+                max_output_tokens: c.required("maxOutputTokens", c.count("maxOutputTokens")?)?,
+                thinking_config: ThinkingConfig {
+                    include_thoughts: t
+                        .required("includeThoughts", t.boolean("includeThoughts")?)?,
+                },
+            },
+        })
+    }
+}
+
+/// `{ systemInstruction, contents, config }`, as the JS API hands it out.
+impl ToJson for SummaryRequest {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("systemInstruction", &self.system_instruction)
+            .field("contents", &self.contents)
+            .field("config", &self.config);
+        o.end();
+    }
+}
+
+impl ToJson for SummaryConfig {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("maxOutputTokens", &self.max_output_tokens)
+            .field("thinkingConfig", &self.thinking_config);
+        o.end();
+    }
+}
+
+impl ToJson for ThinkingConfig {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("includeThoughts", &self.include_thoughts);
+        o.end();
+    }
 }
 
 /// Builds the request for summarizing `head`, the part of the history
@@ -325,7 +396,7 @@ fn part_without_media(part: &Part) -> Part {
                     }
                 }
             }
-            let mut map: Map<String, Value> = part.as_map().clone();
+            let mut map: Map = part.as_map().clone();
             map.insert("functionResponse".into(), Value::Object(response));
             // Rebuilt from a valid part with only nested media replaced, so
             // it stays valid; keep the original if it somehow does not.

@@ -9,15 +9,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use crate::json::{ObjectWriter, ToJson};
 
 use crate::error::{Error, ErrorCode};
 use crate::ladder::{Thresholds, Tier, compute_thresholds, current_tier};
 use crate::read::{Fields, TOKEN_COUNT, check_count};
 
 /// A tip the host may show after a response.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tip {
     /// Stable id: `context-warn`, `context-high` or `context-critical`.
     pub id: &'static str,
@@ -29,6 +28,18 @@ pub struct Tip {
     pub cooldown_prompts: u32,
     /// The tier this tip belongs to.
     pub tier: Tier,
+}
+
+impl ToJson for Tip {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("id", &self.id)
+            .field("text", &self.text)
+            .field("priority", &self.priority)
+            .field("cooldownPrompts", &self.cooldown_prompts)
+            .field("tier", &self.tier);
+        o.end();
+    }
 }
 
 /// `[warn, auto)`: the context is getting full.
@@ -65,8 +76,7 @@ pub const CONTEXT_CRITICAL: Tip = Tip {
 pub const CONTEXT_TIPS: [Tip; 3] = [CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_WARN];
 
 /// What tip selection looks at.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TipContext {
     /// Prompt size reported by the last response.
     pub last_prompt_token_count: f64,
@@ -81,9 +91,21 @@ pub struct TipContext {
     pub last_shown: BTreeMap<String, u64>,
 }
 
+impl ToJson for TipContext {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("lastPromptTokenCount", &self.last_prompt_token_count)
+            .field("contextWindowSize", &self.context_window_size)
+            .field("thresholds", &self.thresholds)
+            .field("sessionPromptCount", &self.session_prompt_count)
+            .field("lastShown", &self.last_shown);
+        o.end();
+    }
+}
+
 impl TipContext {
     /// Reads a tip context from plain JSON, with errors that name the field.
-    pub fn from_json(value: &serde_json::Value, path: &str) -> Result<TipContext, Error> {
+    pub fn from_json(value: &crate::json::Value, path: &str) -> Result<TipContext, Error> {
         let f = Fields::of(value, path, ErrorCode::InvalidArgument)?;
         f.only(&[
             "lastPromptTokenCount",
@@ -99,7 +121,7 @@ impl TipContext {
         };
         let last_shown_path = format!("{path}.lastShown");
         let shown = Fields::of(
-            f.get("lastShown").unwrap_or(&serde_json::Value::Null),
+            f.get("lastShown").unwrap_or(&crate::json::Value::Null),
             &last_shown_path,
             ErrorCode::InvalidArgument,
         )?;

@@ -29,8 +29,8 @@
 //! library reports is exact as a JS number, and a saved state holding one
 //! restores.
 
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
+use crate::json::{ObjectWriter, ToJson};
 
 pub use crate::read::MAX_COUNT;
 use crate::read::describe;
@@ -42,29 +42,23 @@ pub fn add_counts(a: u64, b: u64) -> u64 {
 }
 
 /// Token counts of one API call, normalized across providers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
     /// Tokens of the prompt, cached ones included.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
     /// Tokens of the visible answer (thinking excluded where the provider
     /// separates it).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
     /// Thinking / reasoning tokens of the answer, when the provider reports
     /// them (apart, as Gemini does, or inside the output count, as OpenAI,
     /// Anthropic and the AI SDK do: then taken out of `output_tokens`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub thoughts_tokens: Option<u64>,
     /// The provider's own total, when it gives one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
 }
 
 /// A [`Usage`] and the fields that were present but could not be trusted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ParsedUsage {
     /// The counts that were read.
     pub usage: Usage,
@@ -106,11 +100,11 @@ impl Usage {
     ///
     /// ```
     /// use compaction_core::Usage;
-    /// let parsed = Usage::from_value(&serde_json::json!({
+    /// let parsed = Usage::from_value(&compaction_core::json!({
     ///     "usageMetadata": { "promptTokenCount": 900, "candidatesTokenCount": 100, "totalTokenCount": 1000 }
     /// }));
     /// assert_eq!(parsed.usage.prompt_total(), Some(1000));
-    /// let anthropic = Usage::from_value(&serde_json::json!({
+    /// let anthropic = Usage::from_value(&compaction_core::json!({
     ///     "input_tokens": 10, "cache_read_input_tokens": 500, "output_tokens": 40
     /// }));
     /// assert_eq!(anthropic.usage.input_tokens, Some(510));
@@ -198,18 +192,37 @@ impl Usage {
     }
 }
 
-impl<'de> Deserialize<'de> for Usage {
-    /// Lenient like [`Usage::from_value`]: bad counts are dropped, never an error.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Usage, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Ok(Usage::from_value(&value).usage)
+/// The counts that are known, in camelCase (`inputTokens`, …).
+impl ToJson for Usage {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        for (key, count) in [
+            ("inputTokens", &self.input_tokens),
+            ("outputTokens", &self.output_tokens),
+            ("thoughtsTokens", &self.thoughts_tokens),
+            ("totalTokens", &self.total_tokens),
+        ] {
+            if let Some(count) = count {
+                o.field(key, count);
+            }
+        }
+        o.end();
+    }
+}
+
+impl ToJson for ParsedUsage {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("usage", &self.usage)
+            .field("ignored", &self.ignored);
+        o.end();
     }
 }
 
 /// The object holding the counts: the value itself, or its `usageMetadata`,
 /// `usage` or (AI SDK, all steps summed, so only without `usage`)
 /// `totalUsage` field when given a whole response.
-fn unwrap_usage(value: &Value) -> Option<&Map<String, Value>> {
+fn unwrap_usage(value: &Value) -> Option<&Map> {
     let map = value.as_object()?;
     for wrapper in ["usageMetadata", "usage", "totalUsage"] {
         if let Some(inner @ Value::Object(inner_map)) = map.get(wrapper)
@@ -221,7 +234,7 @@ fn unwrap_usage(value: &Value) -> Option<&Map<String, Value>> {
     Some(map)
 }
 
-fn first_count(map: &Map<String, Value>, keys: &[&str], ignored: &mut Vec<String>) -> Option<u64> {
+fn first_count(map: &Map, keys: &[&str], ignored: &mut Vec<String>) -> Option<u64> {
     let mut found = None;
     for key in keys {
         // Every present key is checked, so a bad spelling is reported even
@@ -234,7 +247,7 @@ fn first_count(map: &Map<String, Value>, keys: &[&str], ignored: &mut Vec<String
     found
 }
 
-fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Option<u64> {
+fn count(map: &Map, key: &str, ignored: &mut Vec<String>) -> Option<u64> {
     let value = map.get(key)?;
     match value.as_f64() {
         Some(n) if n.is_finite() && n >= 0.0 => {
@@ -263,8 +276,7 @@ fn count(map: &Map<String, Value>, key: &str, ignored: &mut Vec<String>) -> Opti
 }
 
 /// What [`crate::Compactor::handle_usage`] took from a usage object.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UsageUpdate {
     /// Whether the usage held a count the prompt size could be taken from.
     pub taken: bool,
@@ -274,4 +286,15 @@ pub struct UsageUpdate {
     pub usage: Usage,
     /// Fields that were present but ignored (or clamped), and why.
     pub ignored: Vec<String>,
+}
+
+impl ToJson for UsageUpdate {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("taken", &self.taken)
+            .field("lastPromptTokenCount", &self.last_prompt_token_count)
+            .field("usage", &self.usage)
+            .field("ignored", &self.ignored);
+        o.end();
+    }
 }

@@ -10,7 +10,8 @@ use compaction_core::TextEstimator;
 use compaction_core::calibrated::{
     CalibratedEstimator, EstimateVariant, FEATURE_NAMES, TextFeatures, TokenizerFamily, scan,
 };
-use serde_json::{Map, Value, json};
+use compaction_core::json;
+use compaction_core::json::{Map, Value};
 
 fn count(f: &TextFeatures, name: &str) -> u32 {
     let i = FEATURE_NAMES
@@ -20,7 +21,7 @@ fn count(f: &TextFeatures, name: &str) -> u32 {
     f.counts[i]
 }
 
-fn obj(v: Value) -> Map<String, Value> {
+fn obj(v: Value) -> Map {
     match v {
         Value::Object(m) => m,
         other => panic!("not an object: {other}"),

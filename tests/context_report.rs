@@ -126,7 +126,7 @@ fn percent_used_is_always_a_finite_number() {
         context_report(f64::MAX, 1.0).unwrap().percent_used,
         f64::MAX
     );
-    let json = serde_json::to_value(report).unwrap();
+    let json = compaction_core::json::to_value(report);
     assert!(json["percentUsed"].is_f64(), "{json}");
     assert_eq!(context_report(5.0, 0.0).unwrap().percent_used, 0.0);
 }

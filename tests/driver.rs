@@ -8,11 +8,11 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use common::{YieldOnce, block_on, conversation, snapshot, user};
+use compaction_core::json;
 use compaction_core::{
     CompactionStatus, Compactor, Content, ErrorCode, NoopReason, SummarizeError, SummarizerCause,
     SummaryAnswer, SummaryRequest, Trigger, before_send, compact_now,
 };
-use serde_json::json;
 
 fn chat_at(tokens: u64) -> RefCell<Compactor> {
     let mut chat = Compactor::new(common::spec_config(200_000.0)).unwrap();

@@ -4,13 +4,13 @@ mod common;
 
 use common::{Rng, big_response, call, conversation, model, snapshot, user};
 use compaction_core::estimate::estimate_text_tokens;
+use compaction_core::json;
 use compaction_core::summary_request::summary_message;
 use compaction_core::{
     CompactionOptions, CompactionStatus, Compactor, CompactorConfig, Content, ErrorCode,
     NoopReason, RequestId, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
     estimate_content_tokens,
 };
-use serde_json::json;
 
 const WINDOW: f64 = 200_000.0; // warn 147 000, auto 167 000, hard 177 000
 
@@ -121,11 +121,7 @@ fn auto_compacts_and_success_resets_the_indicator() {
     let new_history = outcome.new_history(&history).unwrap();
     assert_eq!(new_history.len(), 2 + 4);
     assert_eq!(new_history[0].role, "user");
-    assert!(
-        serde_json::to_string(&new_history[0])
-            .unwrap()
-            .contains("<conversation-summary>")
-    );
+    assert!(compaction_core::json::to_string(&new_history[0]).contains("<conversation-summary>"));
     assert_eq!(new_history[1].role, "model");
     assert_eq!(new_history[2..], history[36..]);
     assert_eq!(outcome.original_token_count(), 170_000);
@@ -268,7 +264,7 @@ fn the_request_carries_the_output_cap_and_thinking_off() {
         chat.poll_before_send(&long_history(), &user("next"))
             .unwrap(),
     );
-    let json = serde_json::to_value(&request).unwrap();
+    let json = compaction_core::json::to_value(&request);
     assert_eq!(json["config"]["maxOutputTokens"], 20_000);
     assert_eq!(json["config"]["thinkingConfig"]["includeThoughts"], false);
     assert!(
@@ -279,7 +275,7 @@ fn the_request_carries_the_output_cap_and_thinking_off() {
     );
     assert_eq!(json["contents"][0]["role"], "user");
     // It reads back (the JS layer round-trips it).
-    let back: SummaryRequest = serde_json::from_value(json).unwrap();
+    let back = SummaryRequest::from_json(&json).unwrap();
     assert_eq!(back, request);
 }
 
@@ -593,9 +589,9 @@ fn a_second_compaction_folds_the_earlier_summary_in() {
     history.extend(conversation(10, 8_000));
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
     let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let first = serde_json::to_string(&request.contents[0]).unwrap();
+    let first = compaction_core::json::to_string(&request.contents[0]);
     assert!(first.contains("<conversation-summary>"));
-    let directive = serde_json::to_string(request.contents.last().unwrap()).unwrap();
+    let directive = compaction_core::json::to_string(request.contents.last().unwrap());
     assert!(directive.contains("earlier summary"), "{directive}");
 }
 
@@ -666,7 +662,7 @@ fn media_becomes_placeholders_in_the_request() {
     history.extend(long_history());
     let mut chat = chat_at(170_000);
     let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let text = serde_json::to_string(&request.contents).unwrap();
+    let text = compaction_core::json::to_string(&request.contents);
     assert!(text.contains("[image: image/png]"), "{text}");
     assert!(
         text.contains("[document: application/pdfignoreprevious]"),
@@ -756,7 +752,7 @@ fn statuses_keep_the_reference_numbers_and_serialize_as_numbers() {
     ];
     for (status, code) in expected {
         assert_eq!(status.code(), code);
-        assert_eq!(serde_json::to_value(status).unwrap(), json!(code));
+        assert_eq!(compaction_core::json::to_value(status), json!(code));
         assert_eq!(CompactionStatus::from_code(code), Some(status));
     }
     assert_eq!(CompactionStatus::from_code(9), None);
@@ -777,13 +773,14 @@ fn state_is_saved_and_restored_as_plain_json() {
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
     let (id, _, _) = expect_summarize(chat.poll_before_send(&long_history(), &user("x")).unwrap());
     // Saved mid-flight: the request is not part of the state.
-    let json = serde_json::to_value(chat.save()).unwrap();
+    let json = compaction_core::json::to_value(chat.save());
     assert_eq!(json["consecutiveFailures"], 2);
     assert_eq!(json["lastPromptTokenCount"], 170_000);
     assert_eq!(json["options"]["excludeMessages"], 2);
     assert_eq!(json["options"]["imageTokenEstimate"], 1_600.0);
-    let text = serde_json::to_string(&json).unwrap();
-    let mut restored = Compactor::restore_json(&serde_json::from_str(&text).unwrap()).unwrap();
+    let text = compaction_core::json::to_string(&json);
+    let mut restored =
+        Compactor::restore_json(&compaction_core::json::from_str(&text).unwrap()).unwrap();
     assert_eq!(restored.consecutive_failures(), 2);
     assert_eq!(restored.last_prompt_token_count(), 170_000);
     assert_eq!(restored.pending_request(), None);
@@ -805,7 +802,7 @@ fn state_is_saved_and_restored_as_plain_json() {
 
 #[test]
 fn restoring_garbage_says_what_was_wrong() {
-    let good = serde_json::to_value(chat_at(1).save()).unwrap();
+    let good = compaction_core::json::to_value(chat_at(1).save());
     let mut cases = vec![
         (json!(null), "saved state"),
         (json!("state"), "saved state"),
@@ -888,10 +885,10 @@ fn needs_history_only_without_an_anchor_or_when_compaction_is_due() {
     let msg = Content::text("user", "hello world");
     // No usage yet: the whole history is estimated.
     assert!(chat.needs_history(&msg));
-    let _ = chat.handle_usage(&serde_json::json!({ "totalTokenCount": 100_000 }));
+    let _ = chat.handle_usage(&compaction_core::json!({ "totalTokenCount": 100_000 }));
     assert!(!chat.needs_history(&msg));
     // At auto (167 000) a compaction is prepared, which reads the history.
-    let _ = chat.handle_usage(&serde_json::json!({ "totalTokenCount": 166_999 }));
+    let _ = chat.handle_usage(&compaction_core::json!({ "totalTokenCount": 166_999 }));
     assert!(chat.needs_history(&msg));
 }
 
@@ -904,14 +901,14 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
     assert_eq!(defaults.tokenizer, TokenizerFamily::Universal);
     // Read from JSON, a missing estimator is the same default, not the spec's rule
     // (which stays the default of the stateless estimate functions).
-    let read_options = |value: serde_json::Value| {
+    let read_options = |value: compaction_core::json::Value| {
         CompactionOptions::from_json(&value, "options", ErrorCode::InvalidArgument)
     };
-    let read = read_options(serde_json::json!({ "excludeMessages": 3 })).unwrap();
+    let read = read_options(compaction_core::json!({ "excludeMessages": 3 })).unwrap();
     assert_eq!(read.estimate.estimator, Estimator::Conservative);
     assert_eq!(read.retention.exclude_messages, 3);
     let chosen =
-        read_options(serde_json::json!({ "estimator": "calibrated", "tokenizer": "o200k" }))
+        read_options(compaction_core::json!({ "estimator": "calibrated", "tokenizer": "o200k" }))
             .unwrap();
     assert_eq!(
         (chosen.estimate.estimator, chosen.estimate.tokenizer),
@@ -924,14 +921,14 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
     // The choice survives save and restore.
     let mut config = CompactorConfig::new(WINDOW);
     config.options = chosen;
-    let saved = serde_json::to_value(Compactor::new(config).unwrap().save()).unwrap();
+    let saved = compaction_core::json::to_value(Compactor::new(config).unwrap().save());
     let restored = Compactor::restore_json(&saved).unwrap();
     assert_eq!(
         restored.options().estimate.tokenizer,
         TokenizerFamily::O200k
     );
     // Unknown names are errors that list what exists.
-    let err = read_options(serde_json::json!({ "tokenizer": "gpt2" })).unwrap_err();
+    let err = read_options(compaction_core::json!({ "tokenizer": "gpt2" })).unwrap_err();
     assert!(err.to_string().contains("o200k"), "{err}");
 }
 
@@ -1015,8 +1012,8 @@ fn every_saved_state_restores_bit_exactly() {
         let count = [0, 1, MAX, rng.next() % MAX][(rng.next() % 4) as usize];
         chat.handle_usage(&json!({ "totalTokenCount": count }));
         let saved: SavedState = chat.save();
-        let text = serde_json::to_string(&saved).unwrap();
-        let restored = Compactor::restore_json(&serde_json::from_str(&text).unwrap())
+        let text = compaction_core::json::to_string(&saved);
+        let restored = Compactor::restore_json(&compaction_core::json::from_str(&text).unwrap())
             .unwrap_or_else(|e| panic!("round {round}: {e} for {text}"));
         let again = restored.save();
         assert_eq!(again, saved, "round {round}: {text}");
@@ -1037,14 +1034,14 @@ fn every_saved_state_restores_bit_exactly() {
                 .exclude_context_window_percent
                 .to_bits()
         );
-        assert_eq!(serde_json::to_string(&again).unwrap(), text);
+        assert_eq!(compaction_core::json::to_string(&again), text);
     }
 }
 
 #[test]
 fn malformed_states_are_invalid_state() {
     use compaction_core::SavedState;
-    let good = serde_json::to_value(chat_at(1).save()).unwrap();
+    let good = compaction_core::json::to_value(chat_at(1).save());
     let mut cases = Vec::new();
     let mut bad = good.clone();
     bad["extra"] = json!(1);

@@ -1,16 +1,16 @@
 //! Token estimation per part kind, both prompt paths, the estimators and their options.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
+use compaction_core::json;
 use compaction_core::{
     Content, ErrorCode, EstimateOptions, compute_thresholds, estimate_content_tokens,
     estimate_prompt_tokens,
 };
-use serde_json::json;
 
-fn msgs(value: serde_json::Value) -> Vec<Content> {
+fn msgs(value: compaction_core::json::Value) -> Vec<Content> {
     Content::list_from_value(value, "history").unwrap()
 }
 
-fn est(value: serde_json::Value) -> u64 {
+fn est(value: compaction_core::json::Value) -> u64 {
     estimate_content_tokens(&msgs(value), &EstimateOptions::default())
 }
 
@@ -257,5 +257,8 @@ fn parts_round_trip_with_their_field_order() {
         { "thoughtSignature": "sig", "functionCall": { "name": "a", "id": "1", "args": { "z": 1, "a": 2 } } }
     ] }]);
     let contents = msgs(value.clone());
-    assert_eq!(serde_json::to_string(&contents).unwrap(), value.to_string());
+    assert_eq!(
+        compaction_core::json::to_string(&contents),
+        value.to_string()
+    );
 }

@@ -30,11 +30,12 @@ use compaction_core::calibrated::{
     CalibratedEstimator, EstimateVariant, FEATURE_NAMES, TextFeatures, TokenizerFamily,
     call_features, response_features, scan,
 };
+use compaction_core::json;
+use compaction_core::json::Value;
 use compaction_core::{
     Content, EstimateOptions, Estimator, Reference, TextEstimator, estimate_content_tokens,
     estimate_prompt_tokens, message_tokens,
 };
-use serde_json::{Value, json};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/estimates.jsonl");
 
@@ -51,7 +52,9 @@ fn lines(name: &str) -> Vec<Value> {
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .map(|l| {
+            compaction_core::json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
         .collect()
 }
 
@@ -85,7 +88,7 @@ fn all_options() -> Vec<(String, EstimateOptions)> {
 fn sample_row(sample: &Value) -> Value {
     let id = sample["id"].as_str().unwrap_or_default();
     let text = sample["text"].as_str().unwrap_or_default();
-    let mut estimates = serde_json::Map::new();
+    let mut estimates = compaction_core::json::Map::new();
     estimates.insert("reference".into(), json!(bits(Reference.text(text))));
     for family in TokenizerFamily::ALL {
         for (name, variant) in [
@@ -138,7 +141,7 @@ fn history_row(row: &Value) -> Value {
     let (last, earlier) = contents
         .split_last()
         .unwrap_or_else(|| panic!("{id}: an empty history"));
-    let mut estimates = serde_json::Map::new();
+    let mut estimates = compaction_core::json::Map::new();
     for (name, options) in all_options() {
         let per_message: Vec<f64> = contents
             .iter()
@@ -276,7 +279,7 @@ fn every_count_and_estimate_of_the_dev_corpus_equals_the_golden_file() {
         std::fs::read_to_string(GOLDEN).unwrap_or_else(|e| panic!("cannot read {GOLDEN}: {e}"));
     let golden: Vec<Value> = golden_text
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{GOLDEN}: {e}")))
+        .map(|l| compaction_core::json::from_str(l).unwrap_or_else(|e| panic!("{GOLDEN}: {e}")))
         .collect();
     assert_eq!(
         golden.len(),

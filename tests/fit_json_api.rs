@@ -4,13 +4,14 @@
 
 mod common;
 
+use compaction_core::json;
+use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 use compaction_core::summary_request::{REQUEST_OVERHEAD_TOKENS, request_tokens};
 use compaction_core::{CompactorConfig, SummaryRequest};
-use serde_json::{Value, json};
 
 fn ok(envelope: String) -> Value {
-    let value: Value = serde_json::from_str(&envelope).expect("an envelope is JSON");
+    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
     match value.get("ok") {
         Some(v) => v.clone(),
         None => panic!("expected ok, got {envelope:.400}"),
@@ -18,7 +19,7 @@ fn ok(envelope: String) -> Value {
 }
 
 fn err_code(envelope: String) -> String {
-    let value: Value = serde_json::from_str(&envelope).unwrap();
+    let value: Value = compaction_core::json::from_str(&envelope).unwrap();
     value["error"]["code"]
         .as_str()
         .unwrap_or_else(|| panic!("{envelope}"))
@@ -48,7 +49,7 @@ fn big_history() -> String {
             ]
         })
         .collect();
-    serde_json::to_string(&messages).unwrap()
+    compaction_core::json::to_string(&messages)
 }
 
 const NEXT: &str = r#"{"role":"user","parts":[{"text":"go on"}]}"#;
@@ -59,7 +60,7 @@ fn checked_request(step: &Value, limit: u64) -> (f64, SummaryRequest) {
     let summarize = step
         .get("summarize")
         .unwrap_or_else(|| panic!("expected summarize, got {step:.300}"));
-    let request: SummaryRequest = serde_json::from_value(summarize["request"].clone()).unwrap();
+    let request = SummaryRequest::from_json(&summarize["request"]).unwrap();
     let cap = request.config.max_output_tokens;
     assert!(cap <= limit, "cap {cap} above {limit}");
     let options = CompactorConfig::new(WINDOW).options.estimate;
@@ -87,7 +88,7 @@ fn one_compaction_takes_several_steps_each_answer_giving_the_next() {
         assert!(!ids.contains(&id), "each step has its own id");
         if !ids.is_empty() {
             // The summary so far opens every later request.
-            let first = serde_json::to_string(&request.contents[0]).unwrap();
+            let first = compaction_core::json::to_string(&request.contents[0]);
             assert!(first.contains("so far, part"), "{first:.200}");
         }
         // Busy meanwhile.
@@ -263,7 +264,7 @@ fn clearing_answers_done_at_once_with_the_cleared_head() {
         messages.push(json!({ "role": "user", "parts": [{ "functionResponse": { "name": "run", "response": { "output": prose(12_000) } } }] }));
     }
     messages.push(json!({ "role": "model", "parts": [{ "text": "built" }] }));
-    let history = serde_json::to_string(&messages).unwrap();
+    let history = compaction_core::json::to_string(&messages);
     let result = ok(chats.before_send(handle, &history, NEXT))["done"].clone();
     assert_eq!(result["statusName"], "COMPRESSED", "{result:.300}");
     assert_eq!(result["method"], "cleared");

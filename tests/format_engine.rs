@@ -7,12 +7,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 use compaction_core::format::{Format, History};
+use compaction_core::json;
+use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 use compaction_core::{CompactionStatus, Compactor, CompactorConfig, Content, SendDecision};
-use serde_json::{Value, json};
 
 fn ok(envelope: String) -> Value {
-    let mut value: Value = serde_json::from_str(&envelope).unwrap();
+    let mut value: Value = compaction_core::json::from_str(&envelope).unwrap();
     match value.get_mut("ok") {
         Some(v) => v.take(),
         None => panic!("expected ok, got {envelope}"),
@@ -20,7 +21,7 @@ fn ok(envelope: String) -> Value {
 }
 
 fn err(envelope: String) -> (String, String) {
-    let value: Value = serde_json::from_str(&envelope).unwrap();
+    let value: Value = compaction_core::json::from_str(&envelope).unwrap();
     let e = &value["error"];
     assert!(e.is_object(), "expected an error, got {envelope}");
     (
@@ -139,7 +140,7 @@ fn assert_every_result_has_its_call(format: Format, history: &[Value], what: &st
 fn estimate(format: Format, history: &[Value]) -> f64 {
     let options = json!({ "format": format.name(), "estimator": "conservative" }).to_string();
     ok(json_api::estimate_content_tokens(
-        &serde_json::to_string(history).unwrap(),
+        &compaction_core::json::to_string(history),
         &options,
     ))
     .as_f64()
@@ -156,7 +157,7 @@ fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
         let mut compactions = 0;
         for t in 0..200 {
             let message = user_message(format, &format!("turn {t}: go on"));
-            let text = serde_json::to_string(&history).unwrap();
+            let text = compaction_core::json::to_string(&history);
             let mut step = ok(chats.before_send(handle, &text, &message.to_string()));
             while let Some(summarize) = step.get("summarize") {
                 let id = summarize["id"].as_f64().unwrap();
@@ -295,11 +296,7 @@ fn the_compactor_keeps_pinned_messages_first_and_out_of_replaced() {
         };
         match chat.handle_answer(id, answer).unwrap() {
             compaction_core::Next::Summarize { id: next, request } => {
-                assert!(
-                    !serde_json::to_string(&request)
-                        .unwrap()
-                        .contains("Answer in French.")
-                );
+                assert!(!compaction_core::json::to_string(&request).contains("Answer in French."));
                 id = next;
             }
             compaction_core::Next::Done(outcome) => break outcome,
@@ -328,7 +325,7 @@ fn the_compactor_keeps_pinned_messages_first_and_out_of_replaced() {
 fn a_history_in_another_format_is_invalid_content_with_the_hint() {
     let mut openai: Vec<Value> = vec![json!({ "role": "system", "content": SYSTEM })];
     openai.extend(turn(Format::OpenAi, 1));
-    let text = serde_json::to_string(&openai).unwrap();
+    let text = compaction_core::json::to_string(&openai);
     let mut chats = Chats::new();
     let handle = ok(chats.create(r#"{"window":1000}"#))["handle"]
         .as_u64()
@@ -342,12 +339,12 @@ fn a_history_in_another_format_is_invalid_content_with_the_hint() {
          format: \"openai\", \"anthropic\" or \"ai-sdk\""
     );
     let (code, message) =
-        err(chats.compact(handle, &serde_json::to_string(&openai[1..]).unwrap(), ""));
+        err(chats.compact(handle, &compaction_core::json::to_string(&openai[1..]), ""));
     assert_eq!(code, "INVALID_CONTENT");
     assert!(message.contains("pass format: \"openai\""), "{message}");
     // Never 0 tokens: the estimate functions say the same.
     let (code, message) = err(json_api::estimate_content_tokens(
-        &serde_json::to_string(&openai[2..]).unwrap(),
+        &compaction_core::json::to_string(&openai[2..]),
         "",
     ));
     assert_eq!(code, "INVALID_CONTENT");
@@ -372,12 +369,12 @@ fn a_history_in_another_format_is_invalid_content_with_the_hint() {
         "{message}"
     );
     let estimate = ok(json_api::estimate_content_tokens(
-        &serde_json::to_string(&openai).unwrap(),
+        &compaction_core::json::to_string(&openai),
         r#"{"format":"openai"}"#,
     ));
     assert!(estimate.as_f64().unwrap() > 100.0);
     let prompt = ok(json_api::estimate_prompt_tokens(
-        &serde_json::to_string(&openai).unwrap(),
+        &compaction_core::json::to_string(&openai),
         r#"{"role":"user","content":"and now?"}"#,
         0.0,
         r#"{"format":"openai"}"#,
@@ -412,7 +409,7 @@ fn split_parallel(note_chars: usize, result_a_chars: usize) -> (Vec<Value>, usiz
 }
 
 fn compact_to_end(chats: &mut Chats, handle: u32, history: &[Value]) -> Value {
-    let text = serde_json::to_string(history).unwrap();
+    let text = compaction_core::json::to_string(history);
     let mut step = ok(chats.compact(handle, &text, ""));
     while let Some(summarize) = step.get("summarize") {
         let id = summarize["id"].as_f64().unwrap();
@@ -533,11 +530,16 @@ fn slimmed_copies_come_back_in_the_host_format() {
         assert_eq!(result["status"], 1, "{format}: {result}");
         let head = result["head"].as_array().unwrap();
         let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
-        let pinned: Vec<usize> = serde_json::from_value(result["pinned"].clone()).unwrap();
+        let pinned: Vec<usize> = result["pinned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap() as usize)
+            .collect();
         let mut new_history: Vec<Value> = pinned.iter().map(|&i| history[i].clone()).collect();
         new_history.extend(head.iter().cloned());
         new_history.extend(history[kept_from..].iter().cloned());
-        let text = serde_json::to_string(&new_history).unwrap();
+        let text = compaction_core::json::to_string(&new_history);
         assert!(
             text.contains("characters removed by compaction"),
             "{format}: no copy was slimmed: {result:#}"
@@ -591,7 +593,7 @@ fn status_for(finish_reason: &str) -> Value {
     }
     let step = ok(chats.before_send(
         handle,
-        &serde_json::to_string(&history).unwrap(),
+        &compaction_core::json::to_string(&history),
         &user_message(Format::Gemini, "next").to_string(),
     ));
     let mut step = step;
@@ -932,7 +934,7 @@ fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
         );
         new_history.extend(result["head"].as_array().unwrap().iter().cloned());
         new_history.extend(history[kept_from..].iter().cloned());
-        let text = serde_json::to_string(&new_history).unwrap();
+        let text = compaction_core::json::to_string(&new_history);
         assert!(
             !text.contains("\"parts\""),
             "{format}: a Gemini shape came back"

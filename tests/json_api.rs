@@ -5,12 +5,13 @@
 mod common;
 
 use common::{Rng, conversation};
+use compaction_core::json;
+use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
-use serde_json::{Value, json};
 
 /// The `ok` value of an envelope (failing the test on an error envelope).
 fn ok(envelope: String) -> Value {
-    let value: Value = serde_json::from_str(&envelope).expect("an envelope is JSON");
+    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
     let object = value.as_object().expect("an envelope is an object");
     assert_eq!(object.len(), 1, "{envelope}");
     match object.get("ok") {
@@ -21,7 +22,7 @@ fn ok(envelope: String) -> Value {
 
 /// The `(code, message)` of an error envelope.
 fn err(envelope: String) -> (String, String) {
-    let value: Value = serde_json::from_str(&envelope).expect("an envelope is JSON");
+    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
     let error = match value.get("error") {
         Some(e) => e.clone(),
         None => panic!("expected an error, got {envelope}"),
@@ -44,7 +45,7 @@ const WINDOW: f64 = 200_000.0;
 const USER_MESSAGE: &str = r#"{"role":"user","parts":[{"text":"Next step, please."}]}"#;
 
 fn history_text() -> String {
-    serde_json::to_string(&conversation(20, 8_000)).unwrap()
+    compaction_core::json::to_string(&conversation(20, 8_000))
 }
 
 /// A chat on the spec's estimator whose last usage is `tokens`.
@@ -549,7 +550,11 @@ fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
     let mut chats = Chats::new();
     let handle = chat_at(&mut chats, 170_000);
     let history_text = history_text();
-    let history: Vec<Value> = serde_json::from_str(&history_text).unwrap();
+    let history: Vec<Value> = compaction_core::json::from_str(&history_text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone();
     let (id, request) = start(&mut chats, handle, &history_text);
     assert_eq!(request["config"]["maxOutputTokens"], 20_000);
     assert_eq!(
@@ -584,7 +589,7 @@ fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
     // minus the history's estimate) plus the new history's estimate.
     let estimate = |messages: &[Value]| {
         ok(json_api::estimate_content_tokens(
-            &serde_json::to_string(messages).unwrap(),
+            &compaction_core::json::to_string(messages),
             r#"{"estimator":"reference"}"#,
         ))
         .as_f64()
@@ -605,7 +610,7 @@ fn a_tail_starting_with_a_model_turn_gets_the_bridge_in_the_head() {
         history.push(json!({ "role": "model", "parts": [{ "functionCall": { "name": format!("f{i}"), "args": {} } }] }));
         history.push(json!({ "role": "user", "parts": [{ "functionResponse": { "name": format!("f{i}"), "response": { "output": "o".repeat(8000) } } }] }));
     }
-    let text = serde_json::to_string(&history).unwrap();
+    let text = compaction_core::json::to_string(&history);
     let (id, _) = start(&mut chats, handle, &text);
     let result = done(ok(chats.answer(handle, id, r#""summary""#)));
     assert_eq!(result["statusName"], "COMPRESSED");
@@ -688,7 +693,7 @@ fn every_failure_is_a_result_without_a_head() {
     let mut chats = Chats::new();
     let handle = chat_at(&mut chats, 168_000);
     let (id, _) = start(&mut chats, handle, &history);
-    let huge = serde_json::to_string(&"x".repeat(2_000_000)).unwrap();
+    let huge = compaction_core::json::to_string(&"x".repeat(2_000_000));
     let result = done(ok(chats.answer(handle, id, &huge)));
     assert_eq!(result["statusName"], "INFLATED");
     assert_eq!(result["status"], 2);
@@ -954,7 +959,7 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 
 #[test]
 fn no_input_breaks_the_envelope_or_the_registry() {
-    let history = serde_json::to_string(&conversation(6, 400)).unwrap();
+    let history = compaction_core::json::to_string(&conversation(6, 400));
     let seeds = [
         history.as_str(),
         USER_MESSAGE,
@@ -984,7 +989,7 @@ fn no_input_breaks_the_envelope_or_the_registry() {
         .map(|c| c.as_str())
         .collect();
     let check = |envelope: String| -> Value {
-        let value: Value = serde_json::from_str(&envelope)
+        let value: Value = compaction_core::json::from_str(&envelope)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {envelope}"));
         let object = value.as_object().expect("an object");
         assert_eq!(object.len(), 1, "{envelope}");

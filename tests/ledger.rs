@@ -7,6 +7,8 @@ mod common;
 use common::{call_with as call, model, result, user};
 
 use compaction_core::estimate::estimate_text_tokens;
+use compaction_core::json;
+use compaction_core::json::Value;
 use compaction_core::ledger::{
     LEDGER_FENCE, Ledger, LedgerOptions, Operation, check, parse_sections, required_sections,
 };
@@ -14,7 +16,6 @@ use compaction_core::summary_request::{ACKNOWLEDGEMENT, summary_message};
 use compaction_core::{
     Content, DEFAULT_SUMMARY_PROMPT, EstimateOptions, Estimator, TokenizerFamily,
 };
-use serde_json::{Value, json};
 
 const WINDOW: f64 = 128_000.0;
 const CONSTRAINT: &str = "One rule for the whole job: all changes must be backward compatible. \
@@ -290,7 +291,7 @@ fn the_check_reads_the_sections_from_the_prompt() {
     assert!(checked.sections[&names[3]]);
     assert!(!checked.sections[&names[4]], "Next steps is absent");
     assert!(checked.missing_files.is_empty());
-    let json = serde_json::to_value(&checked).unwrap();
+    let json = compaction_core::json::to_value(&checked);
     assert_eq!(json["missingFiles"], json!([]));
     assert_eq!(json["sections"]["Files"], json!(true));
 }
@@ -449,16 +450,16 @@ fn options_round_trip_through_a_saved_state() {
         "ledger",
     )
     .unwrap();
-    let saved = serde_json::to_value(&options).unwrap();
+    let saved = compaction_core::json::to_value(&options);
     assert_eq!(
         saved,
         json!({ "enabled": false, "edited": ["modify"], "pathArguments": ["uri"], "userWordsBudget": 1234.5 })
     );
-    let back: LedgerOptions = serde_json::from_value(saved.clone()).unwrap();
+    let back = LedgerOptions::from_json(&saved, "ledger").unwrap();
     assert_eq!(back, options);
     assert_eq!(LedgerOptions::from_json(&saved, "ledger").unwrap(), options);
     assert_eq!(
-        serde_json::to_value(LedgerOptions::default()).unwrap(),
+        compaction_core::json::to_value(LedgerOptions::default()),
         json!({ "enabled": true })
     );
 }

@@ -8,11 +8,11 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use common::{big_response, block_on, call, model, user};
+use compaction_core::json;
 use compaction_core::{
     CompactionStatus, Compactor, Content, EstimateOptions, SummarizeError, SummaryAnswer,
     SummaryRequest, TipContext, Trigger, before_send, message_tokens, select_tip,
 };
-use serde_json::json;
 
 const WINDOW: f64 = 200_000.0; // warn 147 000, auto 167 000, hard 177 000
 /// What the provider counts beyond the messages: system prompt, tools.
@@ -62,7 +62,7 @@ impl Script {
         let ok = SummaryAnswer {
             text,
             finish_reason: Some("STOP".into()),
-            usage: serde_json::from_value(usage).ok(),
+            usage: Some(compaction_core::Usage::from_value(&usage).usage),
         };
         match attempt {
             3 => Err(SummarizeError::failed("HTTP 503 from the summarizer")),
@@ -221,13 +221,13 @@ fn three_hundred_turns() {
         // A reload midway, while failures are being counted: the webview is
         // killed and the chat comes back from its saved JSON.
         if log.restored_at.is_none() && chat.borrow().consecutive_failures() == 2 {
-            let saved = serde_json::to_string(&chat.borrow().save()).unwrap();
+            let saved = compaction_core::json::to_string(&chat.borrow().save());
             let (failures, count) = {
                 let c = chat.borrow();
                 (c.consecutive_failures(), c.last_prompt_token_count())
             };
             chat = RefCell::new(
-                Compactor::restore_json(&serde_json::from_str(&saved).unwrap()).unwrap(),
+                Compactor::restore_json(&compaction_core::json::from_str(&saved).unwrap()).unwrap(),
             );
             assert_eq!(chat.borrow().consecutive_failures(), failures);
             assert_eq!(chat.borrow().last_prompt_token_count(), count);
@@ -286,9 +286,9 @@ fn three_hundred_turns() {
     let requests = script.requests.borrow();
     assert!(requests.len() >= 7);
     for request in &requests[1..] {
-        let first = serde_json::to_string(&request.contents[0]).unwrap();
+        let first = compaction_core::json::to_string(&request.contents[0]);
         assert!(first.contains("<conversation-summary>"), "{first:.200}");
-        let directive = serde_json::to_string(request.contents.last().unwrap()).unwrap();
+        let directive = compaction_core::json::to_string(request.contents.last().unwrap());
         assert!(directive.contains("earlier summary"));
     }
 }

@@ -1,7 +1,7 @@
 //! The settings loader (SPEC §7): defaults, nested and dotted keys, the removed setting's warning, typed errors.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
+use compaction_core::json;
 use compaction_core::{ErrorCode, Settings, load_settings};
-use serde_json::json;
 
 #[test]
 fn defaults() {

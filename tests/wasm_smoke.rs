@@ -37,7 +37,7 @@ fn report_text_in_wasm() {
 #[wasm_bindgen_test]
 fn errors_are_values_not_traps() {
     assert!(compute_thresholds(f64::NAN).is_err());
-    assert!(Content::list_from_value(serde_json::json!([{ "role": 3 }]), "h").is_err());
+    assert!(Content::list_from_value(compaction_core::json!([{ "role": 3 }]), "h").is_err());
 }
 
 #[wasm_bindgen_test]
@@ -51,7 +51,8 @@ fn json_exports_answer_envelopes_in_wasm() {
     // A lone surrogate, as JSON.stringify escapes it, is a character, not an error.
     let lone =
         json_api::estimate_content_tokens(r#"[{"role":"user","parts":[{"text":"a\ud800b"}]}]"#, "");
-    let value: serde_json::Value = serde_json::from_str(&lone).unwrap_or_default();
+    let value: compaction_core::json::Value =
+        compaction_core::json::from_str(&lone).unwrap_or_default();
     assert_eq!(value["ok"].as_f64(), Some(1.0), "{lone}");
     let garbage = json_api::estimate_content_tokens("[{", "");
     assert!(garbage.contains("INVALID_CONTENT"), "{garbage}");

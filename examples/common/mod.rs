@@ -11,8 +11,8 @@ use compaction_core::calibrated::{
     TokenizerFamily, call_features, response_features, scan,
 };
 use compaction_core::estimate::message_tokens_with;
+use compaction_core::json::{Map, Value};
 use compaction_core::{Content, DEFAULT_IMAGE_TOKEN_ESTIMATE, TextEstimator};
-use serde_json::{Map, Value};
 
 /// The tokenizers the corpus counts, in the order of `Sample::tokens`.
 pub const TOKENIZERS: [TokenizerFamily; 4] = [
@@ -69,7 +69,9 @@ fn read_lines(path: &str) -> Result<Vec<Value>, String> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{path}:{}: {e}", i + 1)))
+        .map(|(i, l)| {
+            compaction_core::json::from_str(l).map_err(|e| format!("{path}:{}: {e}", i + 1))
+        })
         .collect()
 }
 
@@ -165,7 +167,7 @@ pub fn load_histories(path: &str) -> Result<Vec<History>, String> {
         .collect()
 }
 
-fn parts(message: &Value) -> impl Iterator<Item = &Map<String, Value>> {
+fn parts(message: &Value) -> impl Iterator<Item = &Map> {
     message
         .get("parts")
         .and_then(Value::as_array)

@@ -18,7 +18,7 @@ const OPTIONS: [&str; 6] = [
 
 fn count(text: &str, options: &str) -> u64 {
     let out = api::estimate_text_tokens(text, options);
-    let value: serde_json::Value = serde_json::from_str(&out).expect("an envelope");
+    let value: compaction_core::json::Value = compaction_core::json::from_str(&out).expect("an envelope");
     let n = value["ok"].as_f64().unwrap_or_else(|| panic!("no estimate: {out}"));
     assert!(n.is_finite() && n >= 0.0 && n.fract() == 0.0, "not a whole number: {out}");
     n as u64

@@ -2,7 +2,7 @@
 //! stop reason means, and whether the summary really makes the prompt
 //! smaller.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};
@@ -33,8 +33,8 @@ impl SummaryAnswer {
     ///
     /// ```
     /// use compaction_core::SummaryAnswer;
-    /// assert_eq!(SummaryAnswer::from_json(&serde_json::json!("short")).unwrap().text, "short");
-    /// let err = SummaryAnswer::from_json(&serde_json::json!({ "summary": "x" })).unwrap_err();
+    /// assert_eq!(SummaryAnswer::from_json(&compaction_core::json!("short")).unwrap().text, "short");
+    /// let err = SummaryAnswer::from_json(&compaction_core::json!({ "summary": "x" })).unwrap_err();
     /// assert_eq!(err.message(), "the answer has no text");
     /// ```
     pub fn from_json(value: &Value) -> Result<SummaryAnswer, Error> {

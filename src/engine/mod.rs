@@ -14,8 +14,8 @@ pub mod saved_state;
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::ToJson;
+use crate::json::Value;
 
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};
@@ -35,9 +35,15 @@ use outcome::{CompactionOutcome, Method, NoopReason, Run, SummarizerCause, Trigg
 
 /// Identifies one summary request, so that a late or repeated answer is
 /// caught instead of applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RequestId(pub u64);
+
+/// Written as the number.
+impl ToJson for RequestId {
+    fn write_json(&self, out: &mut String) {
+        self.0.write_json(out);
+    }
+}
 
 /// What the host must do before sending the user's message.
 #[must_use = "the host must either send the message or run the summary request"]
@@ -291,10 +297,10 @@ impl Compactor {
     /// ```
     /// use compaction_core::{Compactor, CompactorConfig};
     /// let mut chat = Compactor::new(CompactorConfig::new(200_000.0)).unwrap();
-    /// let update = chat.handle_usage(&serde_json::json!({ "prompt_tokens": 900, "completion_tokens": 100, "total_tokens": 1000 }));
+    /// let update = chat.handle_usage(&compaction_core::json!({ "prompt_tokens": 900, "completion_tokens": 100, "total_tokens": 1000 }));
     /// assert!(update.taken);
     /// assert_eq!(chat.last_prompt_token_count(), 1000);
-    /// let update = chat.handle_usage(&serde_json::json!({ "totalTokenCount": -5 }));
+    /// let update = chat.handle_usage(&compaction_core::json!({ "totalTokenCount": -5 }));
     /// assert!(!update.taken);
     /// assert_eq!(chat.last_prompt_token_count(), 1000);
     /// ```

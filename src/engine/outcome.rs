@@ -7,7 +7,7 @@
 //! where the kept tail starts; [`CompactionOutcome::apply_to`] and
 //! [`CompactionOutcome::new_history`] splice it onto the host's history.
 //!
-//! Serialized (with `serde`), an outcome is the result object of the JS API:
+//! Written as JSON ([`ToJson`]), an outcome is the result object of the JS API:
 //! `status` (the number) and `statusName`, `trigger`, `forced`,
 //! `noopReason`, `estimate`, `tier`, `keptFrom`, `originalTokenCount`,
 //! `newTokenCount`, `newTokenCountEstimated`, `consecutiveFailures`,
@@ -22,8 +22,7 @@
 
 use std::convert::Infallible;
 
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use crate::json::{ObjectWriter, ToJson, write_str};
 
 use crate::content::Content;
 use crate::error::Error;
@@ -129,15 +128,14 @@ impl CompactionStatus {
     }
 }
 
-impl Serialize for CompactionStatus {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u8(self.code())
+impl ToJson for CompactionStatus {
+    fn write_json(&self, out: &mut String) {
+        self.code().write_json(out);
     }
 }
 
 /// Why a compaction ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trigger {
     /// The prompt reached `auto`.
     Auto,
@@ -145,6 +143,19 @@ pub enum Trigger {
     Hard,
     /// The user asked (`/compact`): forced.
     Manual,
+}
+
+impl ToJson for Trigger {
+    fn write_json(&self, out: &mut String) {
+        write_str(
+            out,
+            match self {
+                Trigger::Auto => "auto",
+                Trigger::Hard => "hard",
+                Trigger::Manual => "manual",
+            },
+        );
+    }
 }
 
 impl Trigger {
@@ -204,21 +215,32 @@ impl NoopReason {
     }
 }
 
-impl Serialize for NoopReason {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+impl ToJson for NoopReason {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self.as_str());
     }
 }
 
 /// How a COMPRESSED run made the history smaller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     /// By summary calls to the host's model (the spec's compaction).
     Summarized,
     /// By replacing old tool outputs with one-line markers, without a model
     /// call (`clearToolOutputs`).
     Cleared,
+}
+
+impl ToJson for Method {
+    fn write_json(&self, out: &mut String) {
+        write_str(
+            out,
+            match self {
+                Method::Summarized => "summarized",
+                Method::Cleared => "cleared",
+            },
+        );
+    }
 }
 
 /// What every run that reached the summarizer reports.
@@ -665,62 +687,42 @@ impl CompactionOutcome<Infallible> {
 
 /// The result object of the JS API (see the module docs). The host's own
 /// error value is not part of it: the caller attaches it.
-impl<C> Serialize for CompactionOutcome<C> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl<C> ToJson for CompactionOutcome<C> {
+    fn write_json(&self, out: &mut String) {
         let status = self.status();
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("status", &status)?;
-        map.serialize_entry("statusName", status.as_str())?;
-        map.serialize_entry("trigger", &self.trigger())?;
-        map.serialize_entry("forced", &self.forced())?;
-        map.serialize_entry("noopReason", &self.noop_reason())?;
+        let mut o = ObjectWriter::new(out);
+        o.field("status", &status)
+            .field("statusName", &status.as_str())
+            .field("trigger", &self.trigger())
+            .field("forced", &self.forced())
+            .field("noopReason", &self.noop_reason());
         if let Some(over_by) = self.noop_reason().and_then(NoopReason::over_by) {
-            map.serialize_entry("overBy", &over_by)?;
+            o.field("overBy", &over_by);
         }
-        map.serialize_entry("estimate", &self.estimate())?;
-        map.serialize_entry("tier", &self.tier())?;
-        map.serialize_entry("keptFrom", &self.kept_from())?;
-        map.serialize_entry("originalTokenCount", &self.original_token_count())?;
-        map.serialize_entry("newTokenCount", &self.new_token_count())?;
-        map.serialize_entry("newTokenCountEstimated", &self.new_token_count_estimated())?;
-        map.serialize_entry("consecutiveFailures", &self.consecutive_failures())?;
-        map.serialize_entry("summary", &self.summary())?;
-        map.serialize_entry("summaryCheck", &self.summary_check())?;
-        map.serialize_entry("summaryCalls", &self.summary_calls())?;
-        map.serialize_entry("method", &self.method())?;
+        o.field("estimate", &self.estimate())
+            .field("tier", &self.tier())
+            .field("keptFrom", &self.kept_from())
+            .field("originalTokenCount", &self.original_token_count())
+            .field("newTokenCount", &self.new_token_count())
+            .field("newTokenCountEstimated", &self.new_token_count_estimated())
+            .field("consecutiveFailures", &self.consecutive_failures())
+            .field("summary", &self.summary())
+            .field("summaryCheck", &self.summary_check())
+            .field("summaryCalls", &self.summary_calls())
+            .field("method", &self.method());
         if let Some(head) = self.head() {
-            map.serialize_entry("head", head)?;
-            map.serialize_entry("pinned", self.pinned())?;
+            o.field("head", &head).field("pinned", &self.pinned());
         }
-        match self.cause() {
-            Some(SummarizerCause::Answer(error)) => {
-                map.serialize_entry(
-                    "cause",
-                    &CauseJson {
-                        code: Some(error.code().as_str()),
-                        message: error.message(),
-                    },
-                )?;
-            }
-            Some(SummarizerCause::Host { message, .. }) => {
-                map.serialize_entry(
-                    "cause",
-                    &CauseJson {
-                        code: None,
-                        message,
-                    },
-                )?;
-            }
-            None => {}
-        }
-        map.end()
+        let (code, message) = match self.cause() {
+            Some(SummarizerCause::Answer(error)) => (Some(error.code().as_str()), error.message()),
+            Some(SummarizerCause::Host { message, .. }) => (None, message.as_str()),
+            None => return o.end(),
+        };
+        let cause = o.key("cause");
+        let mut c = ObjectWriter::new(cause);
+        c.optional("code", code.as_ref().map(|c| c as &dyn ToJson))
+            .field("message", &message);
+        c.end();
+        o.end();
     }
-}
-
-/// A cause as the result object writes it.
-#[derive(Serialize)]
-struct CauseJson<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    code: Option<&'a str>,
-    message: &'a str,
 }

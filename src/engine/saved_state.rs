@@ -7,8 +7,8 @@
 //! a missing or unknown field, a wrong type, a value out of range, an
 //! unknown version — is `INVALID_STATE`, saying what was wrong.
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::Value;
+use crate::json::{ObjectWriter, ToJson};
 
 use super::{Compactor, check_window};
 use crate::error::{Error, ErrorCode};
@@ -21,8 +21,7 @@ pub const SAVED_STATE_VERSION: u32 = 1;
 /// The state worth keeping across a reload, as plain JSON (camelCase). A
 /// request in flight is not saved: its answer could never be applied to a
 /// restored engine, so the host simply runs the check again.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SavedState {
     /// Format version, [`SAVED_STATE_VERSION`].
     pub version: u32,
@@ -36,6 +35,20 @@ pub struct SavedState {
     pub last_prompt_token_count: u64,
     /// The id the next request gets, so ids are never reused.
     pub next_request_id: u64,
+}
+
+/// The JSON form: [`SavedState::FIELDS`], in camelCase, in that order.
+impl ToJson for SavedState {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("version", &self.version)
+            .field("window", &self.window)
+            .field("options", &self.options)
+            .field("consecutiveFailures", &self.consecutive_failures)
+            .field("lastPromptTokenCount", &self.last_prompt_token_count)
+            .field("nextRequestId", &self.next_request_id);
+        o.end();
+    }
 }
 
 impl SavedState {
@@ -127,9 +140,9 @@ impl Compactor {
     /// ```
     /// use compaction_core::{Compactor, CompactorConfig, ErrorCode};
     /// let chat = Compactor::new(CompactorConfig::new(128_000.0)).unwrap();
-    /// let json = serde_json::to_value(chat.save()).unwrap();
+    /// let json = compaction_core::json::to_value(chat.save());
     /// assert_eq!(Compactor::restore_json(&json).unwrap().window(), 128_000.0);
-    /// let err = Compactor::restore_json(&serde_json::json!({ "version": 1 })).unwrap_err();
+    /// let err = Compactor::restore_json(&compaction_core::json!({ "version": 1 })).unwrap_err();
     /// assert_eq!(err.code(), ErrorCode::InvalidState);
     /// ```
     pub fn restore_json(value: &Value) -> Result<Compactor, Error> {

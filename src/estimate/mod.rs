@@ -22,8 +22,8 @@
 pub mod calibrated;
 mod text;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use crate::json::Value;
+use crate::json::{ObjectWriter, ToJson};
 
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
@@ -38,8 +38,7 @@ pub use text::{
 pub const DEFAULT_IMAGE_TOKEN_ESTIMATE: f64 = 1_600.0;
 
 /// Options for estimation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EstimateOptions {
     /// Tokens counted for each image or document (`chatCompression.imageTokenEstimate`).
     pub image_token_estimate: f64,
@@ -61,7 +60,23 @@ impl Default for EstimateOptions {
     }
 }
 
+impl ToJson for EstimateOptions {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        self.write_fields(&mut o);
+        o.end();
+    }
+}
+
 impl EstimateOptions {
+    /// Writes `imageTokenEstimate`, `estimator` and `tokenizer` into an
+    /// object being written (options and saved states hold them flat).
+    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
+        o.field("imageTokenEstimate", &self.image_token_estimate)
+            .field("estimator", &self.estimator)
+            .field("tokenizer", &self.tokenizer);
+    }
+
     /// The options for threshold decisions: the conservative estimator,
     /// which rarely under-counts, for `tokenizer`.
     pub fn for_thresholds(tokenizer: TokenizerFamily) -> EstimateOptions {
@@ -87,9 +102,9 @@ impl EstimateOptions {
     ///
     /// ```
     /// use compaction_core::{EstimateOptions, Estimator};
-    /// let o = EstimateOptions::from_json(&serde_json::json!({ "estimator": "calibrated" }), "options").unwrap();
+    /// let o = EstimateOptions::from_json(&compaction_core::json!({ "estimator": "calibrated" }), "options").unwrap();
     /// assert_eq!(o.estimator, Estimator::Calibrated);
-    /// let e = EstimateOptions::from_json(&serde_json::json!({ "estimator": "exact" }), "options").unwrap_err();
+    /// let e = EstimateOptions::from_json(&compaction_core::json!({ "estimator": "exact" }), "options").unwrap_err();
     /// assert!(e.message().contains("options.estimator must be one of reference, calibrated, conservative"));
     /// ```
     pub fn from_json(value: &Value, path: &str) -> Result<EstimateOptions, Error> {

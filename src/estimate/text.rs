@@ -3,8 +3,8 @@
 //! ([`Reference`]), the calibrated rule over the scanner's counts, and the
 //! choice between them ([`Estimator`], [`SelectedEstimator`]).
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use crate::json::Map;
+use crate::json::{ToJson, write_str};
 
 use super::calibrated::{
     CalibratedEstimator, EstimateVariant, TokenizerFamily, call_features, response_features, scan,
@@ -21,10 +21,10 @@ pub trait TextEstimator {
     /// Plain text and thought parts.
     fn text(&self, text: &str) -> f64;
     /// A `functionCall` part: the object `{ id?, name, args }`.
-    fn function_call(&self, call: &Map<String, Value>) -> f64;
+    fn function_call(&self, call: &Map) -> f64;
     /// A `functionResponse` part: `{ id?, name, response }`, with nested
     /// media `parts` already removed (they are counted as parts).
-    fn function_response(&self, response: &Map<String, Value>) -> f64;
+    fn function_response(&self, response: &Map) -> f64;
     /// A part of unknown kind, or the unknown fields of a known part, given
     /// as JSON text.
     fn unknown_json(&self, json: &str) -> f64;
@@ -41,10 +41,10 @@ impl TextEstimator for Reference {
     fn text(&self, text: &str) -> f64 {
         utf16_len(text) as f64 / CHARS_PER_TOKEN
     }
-    fn function_call(&self, call: &Map<String, Value>) -> f64 {
+    fn function_call(&self, call: &Map) -> f64 {
         json_utf16_len(call) as f64 / JSON_CHARS_PER_TOKEN
     }
-    fn function_response(&self, response: &Map<String, Value>) -> f64 {
+    fn function_response(&self, response: &Map) -> f64 {
         json_utf16_len(response) as f64 / JSON_CHARS_PER_TOKEN
     }
     fn unknown_json(&self, json: &str) -> f64 {
@@ -65,14 +65,14 @@ impl TextEstimator for CalibratedEstimator {
 
     /// What a provider sends for a call is its name and its arguments as
     /// JSON text, plus the template around the call.
-    fn function_call(&self, call: &Map<String, Value>) -> f64 {
+    fn function_call(&self, call: &Map) -> f64 {
         self.features(&call_features(call)) + self.weights().per_call
     }
 
     /// What a provider sends for a response is its output text (the
     /// `output` string, else the JSON of `response`), plus the template
     /// around it.
-    fn function_response(&self, response: &Map<String, Value>) -> f64 {
+    fn function_response(&self, response: &Map) -> f64 {
         self.features(&response_features(response)) + self.weights().per_response
     }
 
@@ -86,8 +86,7 @@ impl TextEstimator for CalibratedEstimator {
 }
 
 /// Which estimator counts tokens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Estimator {
     /// The spec's rule (characters ÷ 4, JSON ÷ 2): for parity with other
     /// implementations of the spec.
@@ -99,6 +98,12 @@ pub enum Estimator {
     /// The same, leaning high so that it rarely under-counts: for threshold
     /// decisions, where an estimate may only make compaction trigger earlier.
     Conservative,
+}
+
+impl ToJson for Estimator {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self.name());
+    }
 }
 
 impl Estimator {
@@ -160,32 +165,11 @@ pub fn utf16_len(text: &str) -> usize {
 }
 
 /// UTF-16 length of the JSON text of an object, as `JSON.stringify` gives
-/// it, without building the string.
-pub fn json_utf16_len(map: &Map<String, Value>) -> usize {
-    struct Utf16Counter(usize);
-    impl std::io::Write for Utf16Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            for &b in buf {
-                // Count UTF-8 lead bytes; a 4-byte lead is a surrogate pair.
-                // Saturating: escapes make the JSON longer than the value,
-                // past `usize` on a 32-bit target for a huge one.
-                if b & 0xC0 != 0x80 {
-                    self.0 = self.0.saturating_add(1);
-                }
-                if b >= 0xF0 {
-                    self.0 = self.0.saturating_add(1);
-                }
-            }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Utf16Counter(0);
-    // Writing to a counter cannot fail, and a Map of Values always serializes.
-    match serde_json::to_writer(&mut counter, map) {
-        Ok(()) => counter.0,
-        Err(_) => 0,
-    }
+/// it.
+pub fn json_utf16_len(map: &Map) -> usize {
+    let text = crate::json::to_string(map);
+    // Count UTF-8 lead bytes; a 4-byte lead is a surrogate pair.
+    text.bytes()
+        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
 }

@@ -19,7 +19,8 @@
 //! read. A UI message (`UIMessage`, with `parts`) is not a `ModelMessage`:
 //! `convertToModelMessages` turns one into the other.
 
-use serde_json::{Map, Value, json};
+use crate::json;
+use crate::json::{Map, Value};
 
 use super::{
     CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign, data_url_mime,
@@ -190,7 +191,7 @@ fn data_media(data: Option<&Value>, mime: &str) -> Result<Part, Error> {
 }
 
 /// A `tool-result`'s `output` (`ToolResultOutput`).
-fn output(map: &Map<String, Value>, path: &str) -> Result<(Outcome, Vec<Part>), Error> {
+fn output(map: &Map, path: &str) -> Result<(Outcome, Vec<Part>), Error> {
     let output_path = format!("{path}.output");
     let output = match map.get("output") {
         Some(Value::Object(output)) => output,

@@ -18,7 +18,8 @@
 //!
 //! A message's `content` may also be a plain string (one text block).
 
-use serde_json::{Map, Value, json};
+use crate::json;
+use crate::json::{Map, Value};
 
 use super::{
     CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign,
@@ -134,7 +135,7 @@ fn read_block(
     Ok(())
 }
 
-fn image(map: &Map<String, Value>, path: &str) -> Result<Part, Error> {
+fn image(map: &Map, path: &str) -> Result<Part, Error> {
     let source = source(map, path)?;
     let source_path = format!("{path}.source");
     match part_type(source, &source_path)? {
@@ -147,7 +148,7 @@ fn image(map: &Map<String, Value>, path: &str) -> Result<Part, Error> {
     }
 }
 
-fn document(map: &Map<String, Value>, path: &str, parts: &mut Vec<Part>) -> Result<(), Error> {
+fn document(map: &Map, path: &str, parts: &mut Vec<Part>) -> Result<(), Error> {
     let source = source(map, path)?;
     let source_path = format!("{path}.source");
     // The title and context are sent to the model with the document.
@@ -207,7 +208,7 @@ fn document(map: &Map<String, Value>, path: &str, parts: &mut Vec<Part>) -> Resu
     Ok(())
 }
 
-fn search_result(map: &Map<String, Value>, path: &str) -> Result<String, Error> {
+fn search_result(map: &Map, path: &str) -> Result<String, Error> {
     let mut texts = Vec::new();
     for key in ["title", "source"] {
         if let Some(text) = opt_string(map, key, path)? {
@@ -226,7 +227,7 @@ fn search_result(map: &Map<String, Value>, path: &str) -> Result<String, Error> 
 
 /// A `tool_result`'s content: its texts (joined into the output) and its
 /// media (nested parts, counted as media).
-fn result_content(map: &Map<String, Value>, path: &str) -> Result<(Vec<String>, Vec<Part>), Error> {
+fn result_content(map: &Map, path: &str) -> Result<(Vec<String>, Vec<Part>), Error> {
     let mut texts = Vec::new();
     let mut nested = Vec::new();
     match map.get("content") {
@@ -272,7 +273,7 @@ fn result_content(map: &Map<String, Value>, path: &str) -> Result<(Vec<String>, 
     Ok((texts, nested))
 }
 
-fn source<'a>(map: &'a Map<String, Value>, path: &str) -> Result<&'a Map<String, Value>, Error> {
+fn source<'a>(map: &'a Map, path: &str) -> Result<&'a Map, Error> {
     match map.get("source") {
         Some(Value::Object(source)) => Ok(source),
         Some(other) => Err(invalid(format!(
@@ -288,7 +289,7 @@ fn source<'a>(map: &'a Map<String, Value>, path: &str) -> Result<&'a Map<String,
 ///
 /// ```
 /// let c = compaction_core::format::anthropic::read_system(
-///     &serde_json::json!([{ "type": "text", "text": "Be brief." }]), "system").unwrap();
+///     &compaction_core::json!([{ "type": "text", "text": "Be brief." }]), "system").unwrap();
 /// assert_eq!(c.role, "system");
 /// ```
 pub fn read_system(value: &Value, path: &str) -> Result<Content, Error> {

@@ -8,7 +8,8 @@
 //! with the role `system` or `developer` (which the Gemini API itself does
 //! not take in `contents`, but some hosts keep in their history) is pinned.
 
-use serde_json::{Map, Value, json};
+use crate::json;
+use crate::json::{Map, Value};
 
 use super::{CallRef, Format, ReadMessage, Speaker, invalid, mismatch, observed_part};
 use crate::content::{Content, PartKind};
@@ -45,7 +46,7 @@ pub(crate) fn read_content(content: Content, path: &str) -> ReadMessage {
 
 /// Another format's telltales, caught before they would read as an empty
 /// or odd Gemini message.
-fn check_shape(map: &Map<String, Value>, path: &str) -> Result<(), Error> {
+fn check_shape(map: &Map, path: &str) -> Result<(), Error> {
     match map.get("parts") {
         None | Some(Value::Null) => {
             if map.contains_key("content") {
@@ -77,7 +78,7 @@ fn check_shape(map: &Map<String, Value>, path: &str) -> Result<(), Error> {
     Ok(())
 }
 
-pub(crate) fn call_ref(map: &Map<String, Value>, path: String) -> CallRef {
+pub(crate) fn call_ref(map: &Map, path: String) -> CallRef {
     CallRef {
         id: map
             .get("id")
@@ -98,7 +99,7 @@ pub(crate) fn call_ref(map: &Map<String, Value>, path: String) -> CallRef {
 ///
 /// ```
 /// let c = compaction_core::format::gemini::read_system_instruction(
-///     serde_json::json!("Be brief."), "systemInstruction").unwrap();
+///     compaction_core::json!("Be brief."), "systemInstruction").unwrap();
 /// assert_eq!(c.role, "system");
 /// ```
 pub fn read_system_instruction(value: Value, path: &str) -> Result<Content, Error> {

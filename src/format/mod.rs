@@ -47,7 +47,8 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::{Map, Value, json};
+use crate::json;
+use crate::json::{Map, Value};
 
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
@@ -131,7 +132,7 @@ impl Format {
     ///
     /// ```
     /// use compaction_core::format::Format;
-    /// let history = serde_json::json!([
+    /// let history = compaction_core::json!([
     ///     { "role": "system", "content": "Be brief." },
     ///     { "role": "user", "content": "What is in a.txt?" },
     ///     { "role": "assistant", "content": null, "tool_calls": [
@@ -192,9 +193,9 @@ impl Format {
     /// use compaction_core::{format::Format, Content};
     /// let ack = Content::text("model", "Understood.");
     /// assert_eq!(Format::Anthropic.write(&ack).unwrap(),
-    ///     serde_json::json!({ "role": "assistant", "content": "Understood." }));
+    ///     compaction_core::json!({ "role": "assistant", "content": "Understood." }));
     /// assert_eq!(Format::Gemini.write(&ack).unwrap(),
-    ///     serde_json::json!({ "role": "model", "parts": [{ "text": "Understood." }] }));
+    ///     compaction_core::json!({ "role": "model", "parts": [{ "text": "Understood." }] }));
     /// ```
     pub fn write(self, message: &Content) -> Result<Value, Error> {
         let (role, text) = text_message(message)?;
@@ -217,9 +218,9 @@ impl Format {
 }
 
 /// Written as its name (`"ai-sdk"`), as options and saved states spell it.
-impl serde::Serialize for Format {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
+impl crate::json::ToJson for Format {
+    fn write_json(&self, out: &mut String) {
+        crate::json::write_str(out, self.name());
     }
 }
 
@@ -303,7 +304,7 @@ impl History {
     ///
     /// ```
     /// use compaction_core::format::Format;
-    /// let history = serde_json::json!([
+    /// let history = compaction_core::json!([
     ///     { "role": "user", "content": "go" },
     ///     { "role": "assistant", "content": [
     ///         { "type": "tool_use", "id": "t1", "name": "ls", "input": {} } ] },
@@ -622,11 +623,7 @@ fn invalid(message: String) -> Error {
 
 /// A message's `role`: `None` when it is absent (each reader says what
 /// that means), an error listing `roles` when it is not a string.
-fn role<'a>(
-    map: &'a Map<String, Value>,
-    path: &str,
-    roles: &str,
-) -> Result<Option<&'a str>, Error> {
+fn role<'a>(map: &'a Map, path: &str, roles: &str) -> Result<Option<&'a str>, Error> {
     match map.get("role") {
         Some(Value::String(role)) => Ok(Some(role)),
         Some(other) => Err(invalid(format!(
@@ -643,11 +640,7 @@ fn missing_role(path: &str, roles: &str) -> String {
 }
 
 /// The object of a message, or an error naming what it is instead.
-fn object<'a>(
-    value: &'a Value,
-    path: &str,
-    expected: &str,
-) -> Result<&'a Map<String, Value>, Error> {
+fn object<'a>(value: &'a Value, path: &str, expected: &str) -> Result<&'a Map, Error> {
     value.as_object().ok_or_else(|| {
         invalid(format!(
             "{path} must be {expected}, got {}",
@@ -657,7 +650,7 @@ fn object<'a>(
 }
 
 /// A required string field.
-fn string<'a>(map: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str, Error> {
+fn string<'a>(map: &'a Map, key: &str, path: &str) -> Result<&'a str, Error> {
     match map.get(key) {
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(invalid(format!(
@@ -669,11 +662,7 @@ fn string<'a>(map: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a 
 }
 
 /// An optional string field (`null` counts as absent).
-fn opt_string<'a>(
-    map: &'a Map<String, Value>,
-    key: &str,
-    path: &str,
-) -> Result<Option<&'a str>, Error> {
+fn opt_string<'a>(map: &'a Map, key: &str, path: &str) -> Result<Option<&'a str>, Error> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -685,7 +674,7 @@ fn opt_string<'a>(
 }
 
 /// The `type` of a content part, required.
-fn part_type<'a>(map: &'a Map<String, Value>, path: &str) -> Result<&'a str, Error> {
+fn part_type<'a>(map: &'a Map, path: &str) -> Result<&'a str, Error> {
     match map.get("type") {
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(invalid(format!(
@@ -708,7 +697,7 @@ fn mismatch(path: &str, observed: &str, guess: Format) -> Error {
 }
 
 /// What a part looks like, for a mismatch error.
-fn observed_part(map: &Map<String, Value>) -> String {
+fn observed_part(map: &Map) -> String {
     match map.get("type").and_then(Value::as_str) {
         Some(t) => format!("has type {t:?}"),
         None => {
@@ -719,7 +708,7 @@ fn observed_part(map: &Map<String, Value>) -> String {
 }
 
 /// The format a content part seems to be in, from its telltale fields.
-fn sniff_part(map: &Map<String, Value>) -> Option<Format> {
+fn sniff_part(map: &Map) -> Option<Format> {
     match map.get("type").and_then(Value::as_str) {
         Some("image_url" | "input_audio" | "refusal") => Some(Format::OpenAi),
         Some("file") if map.get("file").is_some_and(Value::is_object) => Some(Format::OpenAi),
@@ -755,7 +744,7 @@ fn sniff_part(map: &Map<String, Value>) -> Option<Format> {
             "fileData",
         ]
         .iter()
-        .any(|k| map.contains_key(*k))
+        .any(|k| map.contains_key(k))
         .then_some(Format::Gemini),
     }
 }
@@ -763,7 +752,7 @@ fn sniff_part(map: &Map<String, Value>) -> Option<Format> {
 /// The format a whole message seems to be in, from its telltale fields;
 /// `None` when nothing tells (`{ role: "user", content: "hi" }` is valid
 /// OpenAI, Anthropic and AI SDK alike).
-fn sniff_message(map: &Map<String, Value>) -> Option<Format> {
+fn sniff_message(map: &Map) -> Option<Format> {
     if let Some(Value::Array(parts)) = map.get("parts")
         && parts
             .iter()
@@ -777,7 +766,7 @@ fn sniff_message(map: &Map<String, Value>) -> Option<Format> {
     }
     if ["tool_calls", "tool_call_id", "refusal", "function_call"]
         .iter()
-        .any(|k| map.contains_key(*k))
+        .any(|k| map.contains_key(k))
     {
         return Some(Format::OpenAi);
     }
@@ -807,7 +796,7 @@ fn sniff_message(map: &Map<String, Value>) -> Option<Format> {
 
 /// Fails on a message that shows another format's telltales, before the
 /// reader would misread it.
-fn check_foreign(map: &Map<String, Value>, path: &str, this: Format) -> Result<(), Error> {
+fn check_foreign(map: &Map, path: &str, this: Format) -> Result<(), Error> {
     match sniff_message(map) {
         Some(format) if format != this => Err(mismatch(path, &observed_message(map), format)),
         _ => Ok(()),
@@ -816,7 +805,7 @@ fn check_foreign(map: &Map<String, Value>, path: &str, this: Format) -> Result<(
 
 /// The error for a message this reader cannot read: a mismatch with the
 /// format it seems to be in when something tells, else `fallback`.
-fn foreign_message(map: &Map<String, Value>, path: &str, this: Format, fallback: String) -> Error {
+fn foreign_message(map: &Map, path: &str, this: Format, fallback: String) -> Error {
     match sniff_message(map) {
         Some(format) if format != this => mismatch(path, &observed_message(map), format),
         _ => invalid(fallback),
@@ -824,7 +813,7 @@ fn foreign_message(map: &Map<String, Value>, path: &str, this: Format, fallback:
 }
 
 /// What a message looks like, for a mismatch error.
-fn observed_message(map: &Map<String, Value>) -> String {
+fn observed_message(map: &Map) -> String {
     for key in [
         "parts",
         "tool_calls",

@@ -18,7 +18,8 @@
 //! escapes: a little high, never low. The host's own message, sent back
 //! as it is, is never rewritten.
 
-use serde_json::{Map, Value, json};
+use crate::json;
+use crate::json::{Map, Value};
 
 use super::{
     CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, check_foreign,
@@ -93,7 +94,7 @@ pub(crate) fn read_message(
 }
 
 /// `content` that may hold only text: a string, or `text` parts.
-fn text_content(map: &Map<String, Value>, path: &str, required: bool) -> Result<Vec<Part>, Error> {
+fn text_content(map: &Map, path: &str, required: bool) -> Result<Vec<Part>, Error> {
     if required && !map.contains_key("content") {
         return Err(invalid(format!("{path}.content is missing")));
     }
@@ -101,7 +102,7 @@ fn text_content(map: &Map<String, Value>, path: &str, required: bool) -> Result<
 }
 
 /// The texts of a string or text-parts `content`.
-fn texts(map: &Map<String, Value>, path: &str) -> Result<Vec<String>, Error> {
+fn texts(map: &Map, path: &str) -> Result<Vec<String>, Error> {
     match map.get("content") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![s.clone()]),
@@ -124,7 +125,7 @@ fn texts(map: &Map<String, Value>, path: &str) -> Result<Vec<String>, Error> {
     }
 }
 
-fn user_content(map: &Map<String, Value>, path: &str) -> Result<Vec<Part>, Error> {
+fn user_content(map: &Map, path: &str) -> Result<Vec<Part>, Error> {
     let items = match map.get("content") {
         Some(Value::Array(items)) => items,
         _ => return text_content(map, path, true),
@@ -176,7 +177,7 @@ fn user_content(map: &Map<String, Value>, path: &str) -> Result<Vec<Part>, Error
         .collect()
 }
 
-fn assistant(map: &Map<String, Value>, path: &str) -> Result<ReadMessage, Error> {
+fn assistant(map: &Map, path: &str) -> Result<ReadMessage, Error> {
     let mut parts = Vec::new();
     match map.get("content") {
         None | Some(Value::Null) => {}
@@ -258,17 +259,13 @@ fn assistant(map: &Map<String, Value>, path: &str) -> Result<ReadMessage, Error>
 
 /// `args` for an `arguments` string; see the module docs.
 pub fn arguments_value(arguments: &str) -> Value {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(value) if serde_json::to_string(&value).is_ok_and(|text| text == arguments) => value,
+    match crate::json::from_str(arguments) {
+        Ok(value) if crate::json::to_string(&value) == arguments => value,
         _ => Value::String(arguments.into()),
     }
 }
 
-fn object_field<'a>(
-    map: &'a Map<String, Value>,
-    key: &str,
-    path: &str,
-) -> Result<&'a Map<String, Value>, Error> {
+fn object_field<'a>(map: &'a Map, key: &str, path: &str) -> Result<&'a Map, Error> {
     match map.get(key) {
         Some(Value::Object(inner)) => Ok(inner),
         Some(other) => Err(invalid(format!(
@@ -281,7 +278,7 @@ fn object_field<'a>(
 
 /// A part this message cannot hold: another format's when it tells, else
 /// an error listing what it may hold.
-fn foreign_part(part: &Map<String, Value>, path: &str, expected: &str) -> Error {
+fn foreign_part(part: &Map, path: &str, expected: &str) -> Error {
     match sniff_part(part) {
         Some(format) if format != Format::OpenAi => mismatch(path, &observed_part(part), format),
         _ => invalid(format!(

@@ -4,15 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use crate::json::{ObjectWriter, ToJson};
 
 use super::{Ledger, names_path};
 use crate::summary_request::DEFAULT_SUMMARY_PROMPT;
 
 /// What a summary has of what was asked (serialized in camelCase:
 /// `{ "sections": { "Files": true, … }, "missingFiles": [ … ] }`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SummaryCheck {
     /// Each required section of the prompt → whether the summary has it as
     /// a heading (`## Files`), a bold line (`**Files**`) or a label
@@ -20,6 +19,15 @@ pub struct SummaryCheck {
     pub sections: BTreeMap<String, bool>,
     /// The ledger's paths the summary does not name, in first-seen order.
     pub missing_files: Vec<String>,
+}
+
+impl ToJson for SummaryCheck {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("sections", &self.sections)
+            .field("missingFiles", &self.missing_files);
+        o.end();
+    }
 }
 
 impl SummaryCheck {

@@ -6,12 +6,11 @@
 //! (`mcp__fs__write_file`, `functions.apply_patch`) is also tried by its
 //! last segment, so the defaults match most agents without configuration.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
+use crate::json::{ObjectWriter, ToJson, write_str};
 
 /// What a tool call did to a file, as the ledger records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operation {
     /// A new file.
     Created,
@@ -26,6 +25,23 @@ pub enum Operation {
     MovedFrom(String),
     /// The file removed.
     Deleted,
+}
+
+/// `"created"`, …, or `{"movedTo": path}` / `{"movedFrom": path}`.
+impl ToJson for Operation {
+    fn write_json(&self, out: &mut String) {
+        let (key, path) = match self {
+            Operation::Created => return write_str(out, "created"),
+            Operation::Written => return write_str(out, "written"),
+            Operation::Edited => return write_str(out, "edited"),
+            Operation::Deleted => return write_str(out, "deleted"),
+            Operation::MovedTo(to) => ("movedTo", to),
+            Operation::MovedFrom(from) => ("movedFrom", from),
+        };
+        let mut o = ObjectWriter::new(out);
+        o.field(key, path);
+        o.end();
+    }
 }
 
 impl Operation {
@@ -247,7 +263,7 @@ impl Recogniser {
     }
 
     /// What `call` (`{ name, args }`) did to files.
-    pub(crate) fn operations(&self, call: &Map<String, Value>) -> Vec<(String, Operation)> {
+    pub(crate) fn operations(&self, call: &Map) -> Vec<(String, Operation)> {
         let mut out = Vec::new();
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
         let Some(Value::Object(args)) = call.get("args").or_else(|| call.get("arguments")) else {
@@ -291,7 +307,7 @@ impl Recogniser {
         out
     }
 
-    fn moves(&self, args: &Map<String, Value>, out: &mut Vec<(String, Operation)>) {
+    fn moves(&self, args: &Map, out: &mut Vec<(String, Operation)>) {
         let mut sources = self.paths(args, &self.source_arguments);
         if sources.is_empty() {
             sources = self.paths(args, &self.path_arguments);
@@ -312,7 +328,7 @@ impl Recogniser {
         }
     }
 
-    fn paths(&self, args: &Map<String, Value>, names: &[String]) -> Vec<String> {
+    fn paths(&self, args: &Map, names: &[String]) -> Vec<String> {
         let mut out = Vec::new();
         for (key, value) in args {
             if !names.contains(&loose(key)) {
@@ -336,7 +352,7 @@ fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
-fn command_operation(args: &Map<String, Value>) -> Option<Operation> {
+fn command_operation(args: &Map) -> Option<Operation> {
     let command = args.get("command").and_then(Value::as_str)?;
     Some(match loose(command).as_str() {
         "create" => Operation::Created,

@@ -25,7 +25,7 @@
 //! ```
 //! use compaction_core::{Content, EstimateOptions};
 //! use compaction_core::ledger::{Ledger, LedgerOptions, check};
-//! use serde_json::json;
+//! use compaction_core::json;
 //!
 //! let head = vec![
 //!     Content::text("user", "Rename the config loader. Keep the old name working."),
@@ -42,8 +42,8 @@
 pub mod check;
 pub mod files;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use crate::json::Value;
+use crate::json::{ObjectWriter, ToJson};
 
 use crate::content::{Content, PartKind};
 use crate::error::{Error, ErrorCode, show_number};
@@ -99,45 +99,62 @@ above leaves out.";
 /// Serialized in camelCase, empty lists left out (for a saved state; read
 /// options from a host with [`LedgerOptions::from_json`], whose errors name
 /// the field).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LedgerOptions {
     /// Whether compaction adds a ledger at all (default true).
     pub enabled: bool,
     /// Tools that create the files in their path arguments.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
     /// Tools that write whole files.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub written: Vec<String>,
     /// Tools that edit files.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub edited: Vec<String>,
     /// Tools that move a source to a destination.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<String>,
     /// Tools that delete files.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deleted: Vec<String>,
     /// Tools whose `command` argument says the operation.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub command_tools: Vec<String>,
     /// Tools whose arguments hold a patch (`*** Update File:`, `+++ b/x`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patch_tools: Vec<String>,
     /// Arguments that name the file a tool changes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub path_arguments: Vec<String>,
     /// Arguments that name where a move starts.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub source_arguments: Vec<String>,
     /// Arguments that name where a move ends.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub destination_arguments: Vec<String>,
     /// Tokens the user's words may take; `None`: [`USER_WORDS_SHARE`] of the
     /// window, between [`USER_WORDS_FLOOR`] and [`USER_WORDS_CEILING`].
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user_words_budget: Option<f64>,
+}
+
+/// In camelCase, empty lists and an unset budget left out.
+impl ToJson for LedgerOptions {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("enabled", &self.enabled);
+        for (key, names) in [
+            ("created", &self.created),
+            ("written", &self.written),
+            ("edited", &self.edited),
+            ("moved", &self.moved),
+            ("deleted", &self.deleted),
+            ("commandTools", &self.command_tools),
+            ("patchTools", &self.patch_tools),
+            ("pathArguments", &self.path_arguments),
+            ("sourceArguments", &self.source_arguments),
+            ("destinationArguments", &self.destination_arguments),
+        ] {
+            if !names.is_empty() {
+                o.field(key, names);
+            }
+        }
+        o.optional(
+            "userWordsBudget",
+            self.user_words_budget.as_ref().map(|b| b as &dyn ToJson),
+        );
+        o.end();
+    }
 }
 
 impl Default for LedgerOptions {
@@ -182,9 +199,9 @@ impl LedgerOptions {
     ///
     /// ```
     /// use compaction_core::ledger::LedgerOptions;
-    /// let o = LedgerOptions::from_json(&serde_json::json!({ "edited": ["patch_source"] }), "ledger").unwrap();
+    /// let o = LedgerOptions::from_json(&compaction_core::json!({ "edited": ["patch_source"] }), "ledger").unwrap();
     /// assert_eq!(o.edited, ["patch_source"]);
-    /// let e = LedgerOptions::from_json(&serde_json::json!({ "edited": "patch_source" }), "ledger").unwrap_err();
+    /// let e = LedgerOptions::from_json(&compaction_core::json!({ "edited": "patch_source" }), "ledger").unwrap_err();
     /// assert!(e.message().contains("ledger.edited must be an array of strings"));
     /// ```
     pub fn from_json(value: &Value, path: &str) -> Result<LedgerOptions, Error> {
@@ -273,8 +290,7 @@ impl LedgerOptions {
 }
 
 /// One file the replaced messages changed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileEntry {
     /// The path as the tool call gave it.
     pub path: String,
@@ -282,9 +298,17 @@ pub struct FileEntry {
     pub last_operation: Operation,
 }
 
+impl ToJson for FileEntry {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("path", &self.path)
+            .field("lastOperation", &self.last_operation);
+        o.end();
+    }
+}
+
 /// The facts a program can read from the messages a compaction replaces.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Ledger {
     /// Files in first-seen order, each with its last operation.
     pub files: Vec<FileEntry>,
@@ -292,8 +316,16 @@ pub struct Ledger {
     /// newest first.
     pub user_words: Vec<String>,
     /// How [`Ledger::render`] counts tokens: as the ledger was built.
-    #[serde(skip)]
     estimate: EstimateOptions,
+}
+
+impl ToJson for Ledger {
+    fn write_json(&self, out: &mut String) {
+        let mut o = ObjectWriter::new(out);
+        o.field("files", &self.files)
+            .field("userWords", &self.user_words);
+        o.end();
+    }
 }
 
 impl Ledger {
@@ -689,7 +721,7 @@ pub fn parse_sections(text: &str) -> (Vec<(String, Operation)>, Vec<String>) {
             continue;
         };
         if item.starts_with('"') {
-            if let Ok(Value::String(word)) = serde_json::from_str::<Value>(item) {
+            if let Ok(Value::String(word)) = crate::json::from_str(item) {
                 words.push(word);
             }
         } else if let Some(entry) = parse_file_line(item) {

@@ -7,7 +7,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use compaction_core::Content;
-use serde_json::json;
+use compaction_core::json;
 
 pub fn user(text: &str) -> Content {
     Content::text("user", text)
@@ -33,7 +33,7 @@ pub fn response(name: &str) -> Content {
 
 /// A tool result whose output is `chars` characters long (JSON counts ÷ 2).
 /// A model turn calling `name` with `args`.
-pub fn call_with(name: &str, args: serde_json::Value) -> Content {
+pub fn call_with(name: &str, args: compaction_core::json::Value) -> Content {
     Content::from_value(
         json!({ "role": "model", "parts": [{ "functionCall": { "name": name, "args": args } }] }),
         "call",
@@ -78,7 +78,7 @@ pub fn conversation(pairs: usize, chars: usize) -> Vec<Content> {
 
 /// The history as JSON text, to compare byte for byte.
 pub fn snapshot(history: &[Content]) -> String {
-    serde_json::to_string(history).unwrap()
+    compaction_core::json::to_string(history)
 }
 
 /// Runs a future to completion on this thread. The futures in these tests

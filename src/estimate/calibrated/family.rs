@@ -13,10 +13,7 @@ const WEIGHTS: [FamilyWeights; TokenizerFamily::ALL.len()] =
     [FamilyWeights::ZERO; TokenizerFamily::ALL.len()];
 
 /// Which tokenizer the counts should imitate.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TokenizerFamily {
     /// One set of weights fitted on all four families at once, for hosts
     /// that do not say which model they call.
@@ -30,6 +27,12 @@ pub enum TokenizerFamily {
     Claude,
     /// Qwen2 / 2.5 / 3 BPE.
     Qwen,
+}
+
+impl crate::json::ToJson for TokenizerFamily {
+    fn write_json(&self, out: &mut String) {
+        crate::json::write_str(out, self.name());
+    }
 }
 
 impl TokenizerFamily {

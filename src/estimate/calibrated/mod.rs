@@ -35,7 +35,7 @@ mod scan;
 #[cfg(not(feature = "refit"))]
 mod weights;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 pub use family::TokenizerFamily;
 #[doc(hidden)]
@@ -112,7 +112,7 @@ impl CalibratedEstimator {
 /// Counts of what a provider sends for a function call: its name and the
 /// compact JSON of its arguments.
 #[doc(hidden)]
-pub fn call_features(call: &Map<String, Value>) -> TextFeatures {
+pub fn call_features(call: &Map) -> TextFeatures {
     let mut f = TextFeatures::default();
     if let Some(Value::String(name)) = call.get("name") {
         f.add(&scan(name));
@@ -128,7 +128,7 @@ pub fn call_features(call: &Map<String, Value>) -> TextFeatures {
 /// wrapper), else the JSON of `response`. The name is not sent again: the
 /// response refers to its call.
 #[doc(hidden)]
-pub fn response_features(response: &Map<String, Value>) -> TextFeatures {
+pub fn response_features(response: &Map) -> TextFeatures {
     match response.get("response") {
         Some(Value::Object(body)) => match body.get("output") {
             Some(Value::String(output)) if body.len() == 1 => scan(output),
@@ -140,9 +140,8 @@ pub fn response_features(response: &Map<String, Value>) -> TextFeatures {
     }
 }
 
-fn scan_json<T: serde::Serialize + ?Sized>(value: &T) -> TextFeatures {
-    // Serializing a serde_json value cannot fail (its keys are strings).
-    scan(&serde_json::to_string(value).unwrap_or_default())
+fn scan_json<T: crate::json::ToJson + ?Sized>(value: &T) -> TextFeatures {
+    scan(&crate::json::to_string(value))
 }
 
 #[cfg(all(test, not(feature = "refit")))]

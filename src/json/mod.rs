@@ -1,0 +1,127 @@
+//! The library's own JSON: a [`Value`] whose objects keep their key order
+//! ([`Map`]), a reader ([`from_str`]) and a writer ([`to_string`],
+//! [`ToJson`]) that read and write text as `JSON.parse` and
+//! `JSON.stringify` do, and the [`json!`](crate::json!) macro to build
+//! values in code.
+//!
+//! Written for the wasm module's size: serde and serde_json (with their
+//! map, hash table and float printer) cost tens of KB there, for the few
+//! things the library does with JSON — read text the JS layer wrote with
+//! `JSON.stringify`, look fields up, write results back.
+//!
+//! * `value.rs`: [`Value`] and [`Map`];
+//! * `parse.rs`: the reader (RFC 8259; lone-surrogate escapes read as
+//!   U+FFFD; a nesting limit, never a stack overflow);
+//! * `write.rs`: the writer, [`ToJson`] and [`ObjectWriter`];
+//! * `number.rs`: numbers read and written exactly (the shortest digits
+//!   that round-trip, as JavaScript writes them), without core's float
+//!   parser and printer.
+//!
+//! ```
+//! use compaction_core::json::{self, Value};
+//! let v = json::from_str(r#"{"b": 1.5, "a": [true, null, "x\n"]}"#).unwrap();
+//! assert_eq!(v["b"], 1.5);
+//! assert_eq!(json::to_string(&v), r#"{"b":1.5,"a":[true,null,"x\n"]}"#);
+//! let built = compaction_core::json!({ "b": 1.5, "a": [true, null, "x\n"] });
+//! assert_eq!(built, v);
+//! ```
+
+mod number;
+mod parse;
+mod value;
+mod write;
+
+pub use number::{number_to_string, write_number};
+pub use parse::{ParseError, RECURSION_LIMIT, from_str};
+pub use value::{Map, Value, ValueIndex};
+pub use write::{ObjectWriter, ToJson, write_str};
+
+/// A value as compact JSON text.
+pub fn to_string<T: ToJson + ?Sized>(value: &T) -> String {
+    let mut out = String::new();
+    value.write_json(&mut out);
+    out
+}
+
+/// A value as a [`Value`] (given by value or by reference).
+pub fn to_value<T: ToJson>(value: T) -> Value {
+    value.to_json()
+}
+
+/// Builds a [`Value`] from JSON-like syntax: `null`, arrays, objects with
+/// keys that are string literals, identifiers or parenthesized
+/// expressions, and any expression of a type that is [`ToJson`].
+///
+/// ```
+/// use compaction_core::json;
+/// let name = "read";
+/// let v = json!({ "name": name, "args": [1, 2.5, null, { "deep": true }], (name.len().to_string()): -1 });
+/// assert_eq!(json::to_string(&v), r#"{"name":"read","args":[1,2.5,null,{"deep":true}],"4":-1}"#);
+/// ```
+#[macro_export]
+macro_rules! json {
+    ($($json:tt)+) => {
+        $crate::json_internal!($($json)+)
+    };
+}
+
+/// The workings of [`json!`](crate::json!).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! json_internal {
+    (@array [$($elems:expr,)*]) => { ::std::vec![$($elems,)*] };
+    (@array [$($elems:expr),*]) => { ::std::vec![$($elems),*] };
+    (@array [$($elems:expr,)*] null $($rest:tt)*) => {
+        $crate::json_internal!(@array [$($elems,)* $crate::json::Value::Null] $($rest)*)
+    };
+    (@array [$($elems:expr,)*] [$($array:tt)*] $($rest:tt)*) => {
+        $crate::json_internal!(@array [$($elems,)* $crate::json_internal!([$($array)*])] $($rest)*)
+    };
+    (@array [$($elems:expr,)*] {$($map:tt)*} $($rest:tt)*) => {
+        $crate::json_internal!(@array [$($elems,)* $crate::json_internal!({$($map)*})] $($rest)*)
+    };
+    (@array [$($elems:expr,)*] $next:expr, $($rest:tt)*) => {
+        $crate::json_internal!(@array [$($elems,)* $crate::json::to_value(&$next),] $($rest)*)
+    };
+    (@array [$($elems:expr,)*] $last:expr) => {
+        $crate::json_internal!(@array [$($elems,)* $crate::json::to_value(&$last)])
+    };
+    (@array [$($elems:expr),*] , $($rest:tt)*) => {
+        $crate::json_internal!(@array [$($elems,)*] $($rest)*)
+    };
+
+    (@object $map:ident) => {};
+    (@object $map:ident $key:tt : null $(, $($rest:tt)*)?) => {
+        $map.insert(::std::string::String::from($key), $crate::json::Value::Null);
+        $( $crate::json_internal!(@object $map $($rest)*); )?
+    };
+    (@object $map:ident $key:tt : [$($array:tt)*] $(, $($rest:tt)*)?) => {
+        $map.insert(::std::string::String::from($key), $crate::json_internal!([$($array)*]));
+        $( $crate::json_internal!(@object $map $($rest)*); )?
+    };
+    (@object $map:ident $key:tt : {$($inner:tt)*} $(, $($rest:tt)*)?) => {
+        $map.insert(::std::string::String::from($key), $crate::json_internal!({$($inner)*}));
+        $( $crate::json_internal!(@object $map $($rest)*); )?
+    };
+    (@object $map:ident $key:tt : $value:expr , $($rest:tt)*) => {
+        $map.insert(::std::string::String::from($key), $crate::json::to_value(&$value));
+        $crate::json_internal!(@object $map $($rest)*);
+    };
+    (@object $map:ident $key:tt : $value:expr) => {
+        $map.insert(::std::string::String::from($key), $crate::json::to_value(&$value));
+    };
+
+    (null) => { $crate::json::Value::Null };
+    ([]) => { $crate::json::Value::Array(::std::vec::Vec::new()) };
+    ([ $($tt:tt)+ ]) => { $crate::json::Value::Array($crate::json_internal!(@array [] $($tt)+)) };
+    ({}) => { $crate::json::Value::Object($crate::json::Map::new()) };
+    ({ $($tt:tt)+ }) => {{
+        let mut map = $crate::json::Map::new();
+        $crate::json_internal!(@object map $($tt)+);
+        $crate::json::Value::Object(map)
+    }};
+    ($other:expr) => { $crate::json::to_value(&$other) };
+}
+
+#[cfg(test)]
+mod tests;
