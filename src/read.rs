@@ -21,8 +21,8 @@ use crate::error::{Error, ErrorCode, show_number};
 /// layer writes NaN and ±Infinity, which JSON cannot hold, as
 /// `{"$nonFinite": "NaN"}` (or `"Infinity"`, `"-Infinity"`), so that the
 /// reader can say which field held one instead of seeing `null`.
-pub fn non_finite(value: &crate::json::Value) -> Option<f64> {
-    let crate::json::Value::Object(map) = value else {
+pub fn non_finite(value: &Value) -> Option<f64> {
+    let Value::Object(map) = value else {
         return None;
     };
     if map.len() != 1 {
@@ -37,15 +37,15 @@ pub fn non_finite(value: &crate::json::Value) -> Option<f64> {
 }
 
 /// Describes a JSON value's type for error messages ("a string", "null", …).
-pub fn describe(value: &crate::json::Value) -> String {
-    use crate::json::Value;
+pub fn describe(value: &Value) -> String {
     if let Some(n) = non_finite(value) {
         return show_number(n);
     }
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
+        // Not `{n}`: that would link core's float printer.
+        Value::Number(n) => format!("the number {}", show_number(*n)),
         Value::String(s) if s.chars().count() > 40 => "a string".into(),
         Value::String(s) => format!("the string {s:?}"),
         Value::Array(_) => "an array".into(),
