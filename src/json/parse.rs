@@ -7,6 +7,7 @@
 //! overflow. Errors say what was wrong and where (`expected value at line 1
 //! column 7`).
 
+use std::collections::HashMap;
 use std::fmt;
 
 use super::number::parse_decimal;
@@ -404,22 +405,37 @@ impl Parser<'_> {
 }
 
 /// The object's entries with each key once: its first place, its last
-/// value (as `JSON.parse`). Duplicates are rare; the check is cheap.
+/// value (as `JSON.parse`). Duplicates are rare (`JSON.stringify` never
+/// writes one), and the check is cheap: pairwise for a small object, a
+/// hash map of first places (linear) for a large one.
 fn dedupe(entries: Vec<(String, Value)>) -> Map {
-    let has_duplicate = if entries.len() <= 8 {
-        entries
+    if entries.len() <= 8 {
+        let duplicate = entries
             .iter()
             .enumerate()
-            .any(|(i, (k, _))| entries[..i].iter().any(|(other, _)| other == k))
-    } else {
-        let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
-        keys.sort_unstable();
-        keys.windows(2).any(|w| w[0] == w[1])
-    };
-    if !has_duplicate {
+            .any(|(i, (k, _))| entries[..i].iter().any(|(other, _)| other == k));
+        if !duplicate {
+            return Map::from_entries(entries);
+        }
+        let mut map = Map::new();
+        map.extend(entries);
+        return map;
+    }
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    let places: Vec<usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| *first.entry(k.as_str()).or_insert(i))
+        .collect();
+    drop(first);
+    if places.iter().enumerate().all(|(i, &p)| p == i) {
         return Map::from_entries(entries);
     }
-    let mut map = Map::new();
-    map.extend(entries);
-    map
+    let mut slots: Vec<Option<(String, Value)>> = Vec::new();
+    slots.resize_with(entries.len(), || None);
+    // A later value overwrites an earlier one in the key's first place.
+    for (entry, place) in entries.into_iter().zip(places) {
+        slots[place] = Some(entry);
+    }
+    Map::from_entries(slots.into_iter().flatten().collect())
 }
