@@ -9,9 +9,10 @@
 //! * [`Fields`] reads an object field by field, with errors that name the
 //!   field, say what it held ([`describe`]) and what was expected.
 //!
-//! serde's derived readers say neither which field was wrong nor in words a
-//! JS developer expects, and in the wasm module they bring core's float
-//! printer along (tens of KB). Only [`crate::error`] is below this module.
+//! Derived readers (serde's) say neither which field was wrong nor in words
+//! a JS developer expects, and in the wasm module they brought core's float
+//! printer along (tens of KB). Only [`crate::error`] and [`crate::json`]
+//! are below this module.
 
 use crate::json::{Map, Value};
 
@@ -338,8 +339,8 @@ impl<'a> Fields<'a> {
 
 /// How deep arrays and objects may nest in JSON text from outside. Real
 /// messages and options stay far below it; the limit keeps a hostile
-/// 10 000-deep value from exhausting the (1 MiB, in wasm) stack, and sits
-/// below serde_json's own limit (128) so that the error can name the path.
+/// 10 000-deep value from exhausting the (1 MiB, in wasm) stack, and the
+/// error names the path.
 pub const MAX_DEPTH: usize = 100;
 
 /// Parses JSON text from outside into a value, with two tolerances the JS
@@ -354,106 +355,47 @@ pub const MAX_DEPTH: usize = 100;
 ///
 /// Any other malformed text is an error with `code` naming `name`.
 pub fn parse_json(text: &str, name: &str, code: ErrorCode) -> Result<Value, Error> {
-    let scan = scan_text(text.as_bytes());
-    if scan.max_depth > MAX_DEPTH {
-        return Err(Error::new(
-            code,
-            format!(
-                "{name}{}: nested more than {MAX_DEPTH} levels",
-                too_deep_path(text.as_bytes())
-            ),
-        ));
-    }
-    let result = if scan.lone_surrogates.is_empty() {
-        crate::json::from_str(text)
-    } else {
-        crate::json::from_str(&replace_lone_surrogates(text, &scan.lone_surrogates))
-    };
-    result.map_err(|e| Error::new(code, format!("{name} is not valid JSON text: {e}")))
+    // The reader reads lone surrogates as U+FFFD itself and stops past
+    // MAX_DEPTH; on an error (rare) the depth is looked at first, so that
+    // too deep a text is reported as such even when it is malformed too.
+    crate::json::from_str_nested(text, MAX_DEPTH).map_err(|e| {
+        if max_depth(text.as_bytes()) > MAX_DEPTH {
+            Error::new(
+                code,
+                format!(
+                    "{name}{}: nested more than {MAX_DEPTH} levels",
+                    too_deep_path(text.as_bytes())
+                ),
+            )
+        } else {
+            Error::new(code, format!("{name} is not valid JSON text: {e}"))
+        }
+    })
 }
 
-/// What one pass over JSON text found.
-struct TextScan {
-    max_depth: usize,
-    /// Byte offsets of `\uXXXX` escapes that are lone surrogates.
-    lone_surrogates: Vec<usize>,
-}
-
-/// The value of the four hex digits at `at`, if they are four hex digits.
-fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
-    let digits = bytes.get(at..at + 4)?;
-    let mut value = 0;
-    for &b in digits {
-        value = value * 16 + char::from(b).to_digit(16)?;
-    }
-    Some(value)
-}
-
-fn scan_text(bytes: &[u8]) -> TextScan {
-    let mut scan = TextScan {
-        max_depth: 0,
-        lone_surrogates: Vec::new(),
-    };
+/// How deep the text's brackets nest, strings skipped.
+fn max_depth(bytes: &[u8]) -> usize {
+    let mut max = 0;
     let mut depth = 0usize;
     let mut i = 0;
     let mut in_string = false;
     while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'"' => in_string = false,
-                b'\\' => {
-                    if bytes.get(i + 1) == Some(&b'u')
-                        && let Some(unit) = hex4(bytes, i + 2)
-                    {
-                        if (0xD800..0xDC00).contains(&unit) {
-                            let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
-                                .then(|| hex4(bytes, i + 8))
-                                .flatten();
-                            if low.is_some_and(|l| (0xDC00..0xE000).contains(&l)) {
-                                i += 12;
-                                continue;
-                            }
-                            scan.lone_surrogates.push(i);
-                        } else if (0xDC00..0xE000).contains(&unit) {
-                            scan.lone_surrogates.push(i);
-                        }
-                        i += 6;
-                        continue;
-                    }
-                    // Any other escape is two bytes; a bad one is serde's error.
-                    i += 2;
-                    continue;
-                }
-                _ => {}
+        match (in_string, bytes[i]) {
+            (true, b'"') => in_string = false,
+            // An escape is at least two bytes; the second is never a quote
+            // that ends the string.
+            (true, b'\\') => i += 1,
+            (false, b'"') => in_string = true,
+            (false, b'[' | b'{') => {
+                depth += 1;
+                max = max.max(depth);
             }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    scan.max_depth = scan.max_depth.max(depth);
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
+            (false, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
         }
         i += 1;
     }
-    scan
-}
-
-fn replace_lone_surrogates(text: &str, at: &[usize]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for &i in at {
-        // Each offset starts a six-byte ASCII escape, so these are char boundaries.
-        out.push_str(&text[last..i]);
-        out.push_str("\\ufffd");
-        last = i + 6;
-    }
-    out.push_str(&text[last..]);
-    out
+    max
 }
 
 /// The path to the first value nested deeper than [`MAX_DEPTH`]: its first

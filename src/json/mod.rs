@@ -32,7 +32,7 @@ mod value;
 mod write;
 
 pub use number::{number_to_string, write_number};
-pub use parse::{ParseError, RECURSION_LIMIT, from_str};
+pub use parse::{ParseError, RECURSION_LIMIT, from_str, from_str_nested};
 pub use value::{Map, Value, ValueIndex};
 pub use write::{ObjectWriter, ToJson, write_str};
 

@@ -13,9 +13,9 @@ use std::fmt;
 use super::number::parse_decimal;
 use super::value::{Map, Value};
 
-/// How deep arrays and objects may nest (serde_json's limit, which this
-/// reader replaced). The input layer refuses deeper text before, naming
-/// the path ([`crate::MAX_DEPTH`]); this is the reader's own guard.
+/// How deep arrays and objects may nest in [`from_str`] (serde_json's
+/// limit, which this reader replaced). The input layer reads with a lower
+/// one ([`crate::MAX_DEPTH`]) and names the path of a too-deep value.
 pub const RECURSION_LIMIT: usize = 128;
 
 /// Why JSON text could not be read, and where.
@@ -55,10 +55,16 @@ impl std::error::Error for ParseError {}
 /// assert!(json::from_str("[1,]").is_err());
 /// ```
 pub fn from_str(text: &str) -> Result<Value, ParseError> {
+    from_str_nested(text, RECURSION_LIMIT)
+}
+
+/// Reads JSON text nested at most `limit` deep.
+pub fn from_str_nested(text: &str, limit: usize) -> Result<Value, ParseError> {
     let mut parser = Parser {
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
+        limit,
         digits: Vec::new(),
     };
     let value = parser.value()?;
@@ -73,6 +79,7 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    limit: usize,
     /// A number's digits, reused from number to number.
     digits: Vec<u8>,
 }
@@ -122,7 +129,7 @@ impl Parser<'_> {
             b'-' | b'0'..=b'9' => self.number().map(Value::Number),
             b'[' | b'{' => {
                 self.depth += 1;
-                if self.depth > RECURSION_LIMIT {
+                if self.depth > self.limit {
                     return Err(self.error("recursion limit exceeded"));
                 }
                 self.pos += 1;

@@ -83,6 +83,11 @@ fn numbers_are_written_as_javascript_writes_them() {
     assert_eq!(number_to_string(f64::NAN), "NaN");
     assert_eq!(number_to_string(f64::NEG_INFINITY), "-Infinity");
     assert_eq!(to_string(&f64::NAN), "null");
+    // In JSON, negative zero keeps its sign (a saved window of -0 restores
+    // as -0).
+    assert_eq!(to_string(&-0.0), "-0");
+    let back = from_str("-0").unwrap().as_f64().unwrap();
+    assert!(back == 0.0 && back.is_sign_negative());
 }
 
 #[test]

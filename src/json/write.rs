@@ -1,7 +1,8 @@
 //! Values written as compact JSON text, as `JSON.stringify` writes them:
 //! the same escapes (`\"`, `\\`, `\b \f \n \r \t`, other control
 //! characters as `\u00XX`, nothing else), numbers as JavaScript writes them
-//! ([`super::number::write_number`]), a non-finite number as `null`.
+//! ([`super::number::write_number`]), a non-finite number as `null`, and
+//! negative zero as `-0` (its sign kept).
 //!
 //! [`ToJson`] is how the library's types write themselves; an object is
 //! written field by field with [`ObjectWriter`], so that a large result
@@ -105,9 +106,14 @@ pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Appends a number as JSON: as JavaScript writes it, `null` when not finite.
+/// Appends a number as JSON: as JavaScript writes it, `null` when not
+/// finite, and `-0` for negative zero (which `JSON.parse` reads back as
+/// `-0`, so a saved state or a result keeps its sign bit; `JSON.stringify`
+/// would write `0`).
 fn write_f64(out: &mut String, n: f64) {
-    if n.is_finite() {
+    if n == 0.0 && n.is_sign_negative() {
+        out.push_str("-0");
+    } else if n.is_finite() {
         write_number(out, n);
     } else {
         out.push_str("null");
