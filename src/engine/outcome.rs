@@ -166,7 +166,7 @@ impl Trigger {
     }
 }
 
-/// Why nothing was compacted. Serialized as its name (`belowAuto`, …);
+/// Why nothing was compacted. Written as its name (`belowAuto`, …);
 /// `MessageTooLarge` carries `overBy`, which the result object writes as a
 /// field of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -61,6 +61,7 @@ pub fn from_str(text: &str) -> Result<Value, ParseError> {
 /// Reads JSON text nested at most `limit` deep.
 pub fn from_str_nested(text: &str, limit: usize) -> Result<Value, ParseError> {
     let mut parser = Parser {
+        text,
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
@@ -76,6 +77,7 @@ pub fn from_str_nested(text: &str, limit: usize) -> Result<Value, ParseError> {
 }
 
 struct Parser<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
@@ -236,14 +238,13 @@ impl Parser<'_> {
         let mut out = String::new();
         loop {
             let start = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
-            // The text is a `str` and the stops are ASCII: char boundaries.
-            out.push_str(std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or_default());
+            let rest = &self.bytes[start..];
+            self.pos += rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(rest.len());
+            // The stops are ASCII bytes: char boundaries of the text.
+            out.push_str(self.text.get(start..self.pos).unwrap_or_default());
             match self.peek() {
                 None => return Err(self.error("EOF while parsing a string")),
                 Some(b'"') => {

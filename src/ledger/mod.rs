@@ -96,7 +96,7 @@ above leaves out.";
 /// host names its own tools without restating the usual ones (and may
 /// reclassify one). Names compare loosely: case, `_` and `-` ignored.
 ///
-/// Serialized in camelCase, empty lists left out (for a saved state; read
+/// Written in camelCase ([`crate::json::ToJson`]), empty lists left out (for a saved state; read
 /// options from a host with [`LedgerOptions::from_json`], whose errors name
 /// the field).
 #[derive(Clone, Debug, PartialEq)]
