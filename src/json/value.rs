@@ -386,13 +386,14 @@ impl IndexMut<&str> for Value {
         }
         match self {
             Value::Object(map) => {
-                if !map.contains_key(key) {
-                    map.insert(key.to_string(), Value::Null);
-                }
-                match map.get_mut(key) {
-                    Some(value) => value,
-                    None => unreachable!("the key was just inserted"),
-                }
+                let i = match map.position(key) {
+                    Some(i) => i,
+                    None => {
+                        map.entries.push((key.to_string(), Value::Null));
+                        map.entries.len() - 1
+                    }
+                };
+                &mut map.entries[i].1
             }
             other => panic!("cannot set the field {key:?} of {other}"),
         }
