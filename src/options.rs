@@ -3,8 +3,7 @@
 //! from ([`CompactorConfig`]) and the JS constructor's flat options with the
 //! deprecated `hasFailedCompressionAttempt` ([`CompactorConfig::from_json`]).
 
-use crate::json::Value;
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::calibrated::TokenizerFamily;
 use crate::error::{Error, ErrorCode};

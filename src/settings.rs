@@ -6,8 +6,7 @@
 //! and never fails a load. There is no environment-variable override and no
 //! on/off switch: the ladder is built in.
 
-use crate::json::Value;
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::error::{Error, ErrorCode};
 use crate::estimate::DEFAULT_IMAGE_TOKEN_ESTIMATE;

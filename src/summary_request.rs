@@ -15,8 +15,7 @@
 //! reserve the ladder keeps at the top of the window (SPEC §1, §4).
 
 use crate::error::{Error, ErrorCode};
-use crate::json::{Map, Value};
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{Map, ObjectWriter, ToJson, Value};
 use crate::read::Fields;
 
 use crate::content::{Content, Part, PartKind};

@@ -29,8 +29,7 @@
 //! library reports is exact as a JS number, and a saved state holding one
 //! restores.
 
-use crate::json::{Map, Value};
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{Map, ObjectWriter, ToJson, Value};
 
 pub use crate::read::MAX_COUNT;
 use crate::read::describe;

@@ -14,8 +14,7 @@ pub mod saved_state;
 
 use std::borrow::Cow;
 
-use crate::json::ToJson;
-use crate::json::Value;
+use crate::json::{ToJson, Value};
 
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};

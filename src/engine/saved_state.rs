@@ -8,8 +8,7 @@
 //! a missing or unknown field, a wrong type, a value out of range, an
 //! unknown version — is `INVALID_STATE`, saying what was wrong.
 
-use crate::json::Value;
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{ObjectWriter, ToJson, Value};
 
 use super::{Compactor, check_window};
 use crate::error::{Error, ErrorCode};

@@ -22,8 +22,7 @@
 pub mod calibrated;
 mod text;
 
-use crate::json::Value;
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};

@@ -3,8 +3,7 @@
 //! ([`Reference`]), the calibrated rule over the scanner's counts, and the
 //! choice between them ([`Estimator`], [`SelectedEstimator`]).
 
-use crate::json::Map;
-use crate::json::{ToJson, write_str};
+use crate::json::{Map, ToJson, write_str};
 
 use super::calibrated::{
     CalibratedEstimator, EstimateVariant, TokenizerFamily, call_features, response_features, scan,

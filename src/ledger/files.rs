@@ -6,8 +6,7 @@
 //! (`mcp__fs__write_file`, `functions.apply_patch`) is also tried by its
 //! last segment, so the defaults match most agents without configuration.
 
-use crate::json::{Map, Value};
-use crate::json::{ObjectWriter, ToJson, write_str};
+use crate::json::{Map, ObjectWriter, ToJson, Value, write_str};
 
 /// What a tool call did to a file, as the ledger records it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -42,8 +42,7 @@
 pub mod check;
 pub mod files;
 
-use crate::json::Value;
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::content::{Content, PartKind};
 use crate::error::{Error, ErrorCode, show_number};
