@@ -295,6 +295,8 @@ fn the_macro_builds_what_the_text_says() {
     assert_eq!(json!(null), Value::Null);
     assert_eq!(json!([]), Value::Array(Vec::new()));
     assert_eq!(json!("s"), "s");
+    // JSON holds no NaN or infinity: built from one, a value is null.
+    assert_eq!(json!([f64::NAN, f64::INFINITY]), json!([null, null]));
 }
 
 #[test]

@@ -14,7 +14,8 @@ pub enum Value {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number (always finite when read from text).
+    /// A number: finite when read from text or built with `From` or
+    /// [`json!`](crate::json!), which make NaN and the infinities `null`.
     Number(f64),
     /// A string.
     String(String),
@@ -426,8 +427,11 @@ impl fmt::Display for Value {
 macro_rules! from_number {
     ($($t:ty),*) => {$(
         impl From<$t> for Value {
+            /// The number; `null` for NaN and the infinities, which JSON
+            /// cannot hold (as `JSON.stringify` writes them).
             fn from(n: $t) -> Value {
-                Value::Number(n as f64)
+                let n = n as f64;
+                if n.is_finite() { Value::Number(n) } else { Value::Null }
             }
         }
         impl PartialEq<$t> for Value {

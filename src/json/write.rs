@@ -169,7 +169,7 @@ macro_rules! to_json_number {
                 write_f64(out, *self as f64);
             }
             fn to_json(&self) -> Value {
-                Value::Number(*self as f64)
+                Value::from(*self)
             }
         }
     )*};
