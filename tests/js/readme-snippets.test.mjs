@@ -21,7 +21,8 @@
 //   <!-- snippet: node-lines K... --> one program per line, line i run (and type-checked) as K[i]
 //                                     (`esm` → .mjs, `cjs` → .cjs); each binding it imports must exist.
 //   <!-- snippet: declaration NAME -->  a TypeScript declaration printed as the package declares it:
-//                                     compiled, and identical (both ways) to the package's type NAME.
+//                                     compiled, identical to the package's type NAME, and what its
+//                                     comments say held to a real value (DECLARATIONS[NAME]).
 //   <!-- snippet: signatures ENTRY -->  an import line (run and type-checked), then `fn(arg, { key, opt? })`
 //                                     lines: each fn's options are exactly those keys, `?` the optional ones.
 //   <!-- snippet: loop FILE -->       identical to FILE, which tests/js/readme-loops.test.mjs compiles with
@@ -31,8 +32,8 @@
 //   <!-- snippet: output COMMAND -->  COMMAND's output, held to the real output (OUTPUTS[COMMAND]).
 //   <!-- snippet: shell NAME -->      shell commands: every command is a repository script or on PATH, and
 //                                     SHELLS[NAME] runs what it claims (temporary directories only).
-//   <!-- snippet: tree -->            the Layout tree: every path in it exists, and every file under src/
-//                                     is in it.
+//   <!-- snippet: tree -->            the Layout tree: every path in it exists, and every file git tracks
+//                                     under src/ is in it.
 //
 // Type-checking is one `tsc --strict --noEmit` (checkJs for .js/.mjs/.cjs,
 // module nodenext) over every program the snippets make, with
@@ -561,8 +562,10 @@ const CHECKS = {
       assert.ok(types.every((t) => t === "function"), `line ${i + 1} (${kind}) imports only functions and classes that exist: ${types}`);
     }
   },
-  async declaration(block) {
+  async declaration(block, [name]) {
     assertCompiles(block);
+    assert.ok(DECLARATIONS[name], `${where(block)}: no DECLARATIONS.${name}`);
+    await DECLARATIONS[name](block);
   },
   async signatures(block) {
     assertCompiles(block);
@@ -638,10 +641,35 @@ const CHECKS = {
       }
       if (first.endsWith("/")) stack.push([indent, first]);
     }
-    const walk = (dir) => readdirSync(path.join(root, dir), { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : [`${dir}/${e.name}`]));
-    const missing = walk("src").filter((f) => !listed.has(f));
+    const { stdout } = await run("git", ["ls-files", "--", "src"], { cwd: root });
+    const missing = stdout.split("\n").filter((f) => f && !listed.has(f));
     assert.deepEqual(missing, [], "every file under src/ is in the Layout");
+  },
+};
+
+/** What a declaration's comments say of the values, checked on real ones. */
+const DECLARATIONS = {
+  // A request as `summarize` receives it, from a /compact over a history with an image.
+  async SummaryRequest(block) {
+    const placeholder = /media → "(.+?)"/.exec(block.text)?.[1];
+    assert.ok(placeholder, "the block says what media become");
+    const chat = new lib.ChatCompactor({ window: 32_000 });
+    const text = (i) => `${"word ".repeat(200)}${i}`;
+    const history = [{ role: "user", parts: [{ text: "look at this" }, { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] },
+      ...Array.from({ length: 7 }, (_, i) => ({ role: i % 2 === 0 ? "model" : "user", parts: [{ text: text(i) }] }))];
+    let request;
+    const result = await chat.compact(history, (r) => { request = structuredClone(r); return "## Task status\n- done"; });
+    chat.free();
+    assert.equal(result.statusName, "COMPRESSED");
+    assert.deepEqual(Object.keys(request).sort(), ["config", "contents", "systemInstruction"]);
+    assert.equal(typeof request.systemInstruction, "string");
+    assert.deepEqual(request.contents[0], { role: "user", parts: [{ text: "look at this" }, { text: placeholder }] }, "the messages to summarize, media as the placeholder");
+    assert.deepEqual(request.contents.slice(1, -1), history.slice(1, request.contents.length - 1), "then the other messages to summarize");
+    const directive = request.contents.at(-1);
+    assert.equal(directive.role, "user");
+    assert.ok(!history.some((m) => JSON.stringify(m) === JSON.stringify(directive)), "then a directive of the library's own");
+    assert.deepEqual(request.config, { maxOutputTokens: request.config.maxOutputTokens, thinkingConfig: { includeThoughts: false } });
+    assert.ok(Number.isInteger(request.config.maxOutputTokens) && request.config.maxOutputTokens > 0);
   },
 };
 
