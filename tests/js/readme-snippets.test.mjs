@@ -35,10 +35,12 @@
 //   <!-- snippet: tree -->            the Layout tree: every path in it exists, and every file git tracks
 //                                     under src/ is in it.
 //
-// Type-checking is one `tsc --strict --noEmit` (checkJs for .js/.mjs/.cjs,
-// module nodenext) over every program the snippets make, with
-// "compaction-core" resolving to the built package pkg/; a snippet's own
-// errors fail its own test.
+// Type-checking is `tsc --strict --noEmit` over every program the snippets
+// make (PROJECTS: TypeScript and JavaScript as Node resolves them, the Vite
+// app as Vite does; JavaScript with checkJs), with "compaction-core"
+// resolving to the built package pkg/; a snippet's own errors fail its own
+// test, placed at their README line. The run is against pkg/ as it is:
+// scripts/test builds it first (run scripts/build after changing src/).
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
@@ -274,13 +276,13 @@ function checkCommandsExist(commands) {
 
 // ---------------------------------------------------------------------------
 // The programs the snippets make, written into one directory and type-checked
-// by one tsc run.
+// by one tsc run per project (PROJECTS).
 
 let work; // the directory
 let mock;
 let browser;
-const programs = new Map(); // relative path → { block, offset (lines before the snippet's first line) }
-let tscErrors = []; // { file, line, message }
+const programs = new Map(); // relative path → { block, offset (lines before the snippet's first line), project }
+const tscErrors = []; // { file, line, message }
 
 /**
  * Writes a file of the work directory; a program (.js, .mjs, .cjs, .mts) is type-checked by its
