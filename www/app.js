@@ -6,6 +6,7 @@ import { percent, tokens } from "./format.js";
 import { ESTIMATOR_CHOICES } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
 import { SAMPLES } from "./samples.js";
+import { FORMATS } from "./message-formats.js";
 import { PASTE_CHARS, providerNote, RESUME_WINDOWS, Simulator } from "./simulator.js";
 
 const PRESETS = [
@@ -130,17 +131,30 @@ function wireWindow() {
   });
 }
 
+/** Fills a format select with the library's four formats, Gemini (the default) first. */
+function formatOptions(select) {
+  for (const f of FORMATS) select.add(new Option(`${f.label} — ${f.type}${f.id === "gemini" ? " (default)" : ""}`, f.id));
+}
+
 function wireEstimator() {
-  const refresh = () => renderEstimates(cc, ESTIMATOR_CHOICES);
+  const format = $("estimator-format");
+  formatOptions(format);
+  const refresh = () => renderEstimates(cc, ESTIMATOR_CHOICES, format.value, (other) => {
+    format.value = other;
+    refresh();
+  });
   $("estimator-input").addEventListener("input", refresh);
   $("image-token-estimate").addEventListener("input", refresh);
+  format.addEventListener("change", refresh);
   for (const button of document.querySelectorAll("[data-sample]")) {
     button.addEventListener("click", () => {
-      $("estimator-input").value = SAMPLES[button.dataset.sample]();
+      // A format's own sample switches the box to that format; the others are written in the chosen one.
+      if (button.dataset.sampleFormat) format.value = button.dataset.sampleFormat;
+      $("estimator-input").value = SAMPLES[button.dataset.sample](format.value);
       refresh();
     });
   }
-  $("estimator-input").value = SAMPLES.agent();
+  $("estimator-input").value = SAMPLES.agent(format.value);
   refresh();
 }
 
@@ -153,7 +167,10 @@ function wireSimulator() {
   select.add(new Option(`library default: ${estimator} · ${tokenizer}`, "default"));
   for (const [i, choice] of ESTIMATOR_CHOICES.entries()) select.add(new Option(choice.label, String(i)));
   const mode = () => document.querySelector('input[name="summarizer"]:checked').value;
+  const format = $("sim-format");
+  formatOptions(format);
   sim = new Simulator(cc, {
+    format: () => format.value,
     window: () => state.window,
     mode,
     endpoint: () => ({ url: $("endpoint-url").value.trim(), key: $("endpoint-key").value, model: $("endpoint-model").value.trim() }),
@@ -186,6 +203,10 @@ function wireSimulator() {
     radio.addEventListener("change", () => { $("endpoint-fields").hidden = mode() !== "endpoint"; });
   }
   select.addEventListener("change", () => sim.reset());
+  format.addEventListener("change", () => {
+    sim.reset();
+    $("sim-provider-note").textContent = providerNote(sim.provider);
+  });
   $("sim-step").addEventListener("click", () => sim.step());
   $("sim-run").addEventListener("click", () => sim.runToCompaction());
   $("sim-compact").addEventListener("click", () => sim.compactNow());
