@@ -34,15 +34,20 @@ export function parseInput(raw, format = "gemini") {
   return { contents: [userText(raw, format)], how: raw ? "plain text: one user message holding it" : "empty" };
 }
 
-/** The format the library's INVALID_CONTENT message suggests (`pass format: "openai"`), if one of the four. */
-export function suggestedFormat(message) {
-  const m = /pass format: "([^"]+)"/.exec(message ?? "");
-  return m && FORMAT_IDS.includes(m[1]) ? m[1] : null;
+/**
+ * The formats the library's INVALID_CONTENT message suggests (`pass format:
+ * "openai"`, or `pass format: "openai", "anthropic" or "ai-sdk"` when the
+ * shape fits several), those of the four only.
+ */
+export function suggestedFormats(message) {
+  const at = (message ?? "").indexOf("pass format:");
+  if (at < 0) return [];
+  return [...message.slice(at).matchAll(/"([^"]+)"/g)].map((m) => m[1]).filter((f) => FORMAT_IDS.includes(f));
 }
 
 /**
  * Renders the table for the box's current content, read in `format`.
- * `onSwitch(format)` is called when the user takes the format the
+ * `onSwitch(format)` is called when the user takes a format the
  * library's error message suggests.
  */
 export function renderEstimates(cc, available, format = "gemini", onSwitch = () => {}) {
@@ -64,13 +69,16 @@ export function renderEstimates(cc, available, format = "gemini", onSwitch = () 
   } catch (e) {
     error.textContent = `${e.code ?? e.name}: ${e.message}`;
     error.hidden = false;
-    const other = e.code === "INVALID_CONTENT" ? suggestedFormat(e.message) : null;
-    if (other && other !== format) {
-      fix.textContent = `Read it as ${formatLabel(other)} (format: "${other}")`;
-      fix.dataset.format = other;
-      fix.onclick = () => onSwitch(other);
-      fix.hidden = false;
-    }
+    const others = e.code === "INVALID_CONTENT" ? suggestedFormats(e.message).filter((f) => f !== format) : [];
+    fix.replaceChildren(...others.map((other) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.format = other;
+      button.textContent = `Read it as ${formatLabel(other)}`;
+      button.addEventListener("click", () => onSwitch(other));
+      return button;
+    }));
+    fix.hidden = others.length === 0;
     return;
   }
 

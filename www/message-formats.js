@@ -199,7 +199,7 @@ export function messageParts(message, format = "gemini") {
 }
 
 /** Strings longer than this are cut in the page's JSON view of a history. */
-export const SHOWN_STRING_CHARS = 160;
+export const SHOWN_STRING_CHARS = 240;
 
 /** A copy of `value` with every long string cut to its start and a note of what was left out (for display only). */
 export function shortened(value, limit = SHOWN_STRING_CHARS) {

@@ -4,7 +4,7 @@ import { createScript, isUserRequest, pastedLog, replayHistory, withPaste } from
 import { makeSummarizer, SUMMARIZER_LABELS } from "./summarizers.js";
 import { renderPlot } from "./plot.js";
 import { percent, tokens } from "./format.js";
-import { formatLabel, hasSystemMessage, messageText, shortened, textChars } from "./message-formats.js";
+import { formatLabel, hasSystemMessage, messageText, shortened, SHOWN_STRING_CHARS, textChars } from "./message-formats.js";
 
 /**
  * The simulated provider's count of a prompt: what no estimator sees (the
@@ -478,7 +478,7 @@ export class Simulator {
       ? `The history is empty: the first request is the user's. Kept in the ${formatLabel(this.format)} format (format: "${this.format}").`
       : `${h.length} messages in the ${formatLabel(this.format)} format (format: "${this.format}")`
         + `${shown.length < h.length ? `: the first ${SHOWN_HEAD} and the last ${SHOWN_TAIL}` : ""}, as the page keeps them and would send them; `
-        + "strings longer than 160 characters are cut here for display only.";
+        + `strings longer than ${SHOWN_STRING_CHARS} characters are cut here for display only.`;
     const items = [];
     shown.forEach((i, k) => {
       if (k > 0 && i !== shown[k - 1] + 1) {
