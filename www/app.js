@@ -5,7 +5,7 @@ import { renderLadder, renderMarker, useLadderConstants } from "./ladder.js";
 import { percent, tokens } from "./format.js";
 import { ESTIMATOR_CHOICES } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
-import { SAMPLES } from "./samples.js";
+import { agentMessages, SAMPLES } from "./samples.js";
 import { FORMATS } from "./message-formats.js";
 import { PASTE_CHARS, providerNote, RESUME_WINDOWS, Simulator } from "./simulator.js";
 
@@ -14,6 +14,8 @@ const PRESETS = [
 ];
 const DEFAULT_WINDOW = 200_000;
 const DEFAULT_TOKENS = 150_000;
+/** The estimators the page compares the agent turn's four formats under. */
+const AGREEMENT_ESTIMATORS = ["reference", "calibrated · o200k"];
 /** The model whose limits the simulator offers as a preset (read from the library's modelLimits). */
 const LIMIT_MODEL = "gpt-4o";
 
@@ -133,7 +135,7 @@ function wireWindow() {
 
 /** Fills a format select with the library's four formats, Gemini (the default) first. */
 function formatOptions(select) {
-  for (const f of FORMATS) select.add(new Option(`${f.label} — ${f.type}${f.id === "gemini" ? " (default)" : ""}`, f.id));
+  for (const f of FORMATS) select.add(new Option(`${f.label}${f.id === "gemini" ? " (default)" : ""} · ${f.type}`, f.id));
 }
 
 function wireEstimator() {
@@ -156,6 +158,12 @@ function wireEstimator() {
   }
   $("estimator-input").value = SAMPLES.agent(format.value);
   refresh();
+  // The same turn in the four formats, side by side: the estimates agree.
+  const agree = ESTIMATOR_CHOICES.filter((c) => AGREEMENT_ESTIMATORS.includes(c.label)).map((c) => {
+    const values = FORMATS.map((f) => `${f.label} ${tokens(cc.estimateContentTokens(agentMessages(f.id), { ...c.options, format: f.id }))}`);
+    return `${c.label}: ${values.join(", ")}`;
+  });
+  $("sample-agreement").textContent = `This turn's estimates in the four formats — ${agree.join("; ")}.`;
 }
 
 function wireSimulator() {

@@ -8,7 +8,7 @@
 
 /** The formats, in the order the page lists them, with their names and SDK types. */
 export const FORMATS = [
-  { id: "gemini", label: "Gemini", type: "Content { role, parts }" },
+  { id: "gemini", label: "Gemini", type: "Content" },
   { id: "openai", label: "OpenAI", type: "ChatCompletionMessageParam" },
   { id: "anthropic", label: "Anthropic", type: "MessageParam" },
   { id: "ai-sdk", label: "AI SDK", type: "ModelMessage" },

@@ -15,7 +15,7 @@ import { byTestId, demoPage, SCREENSHOTS as shots, setWindow, testIdText as text
 import { agentMessages } from "../../www/samples.js";
 import { createScript, replayHistory, SYSTEM_PROMPT } from "../../www/session-script.js";
 import { standInSummary } from "../../www/summarizers.js";
-import { shortened } from "../../www/message-formats.js";
+import { formatLabel, shortened } from "../../www/message-formats.js";
 
 const cc = createRequire(import.meta.url)("../../pkg/node/compaction_core.js");
 
@@ -93,6 +93,14 @@ test("the estimator box: each format's sample gives the library's estimates; rea
   for (const label of Object.keys(seen.gemini)) {
     const values = FORMATS.map((f) => number(seen[f][label]));
     assert.ok(Math.max(...values) / Math.min(...values) <= 1.02, `${label}: ${values}`);
+  }
+
+  // The page's own line comparing the four formats shows the library's numbers.
+  const agreement = await text(page, "sample-agreement");
+  const fmt = (n) => new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(n);
+  for (const label of ["reference", "calibrated · o200k"]) {
+    const values = FORMATS.map((f) => `${formatLabel(f)} ${fmt(cc.estimateContentTokens(agentMessages(f), { ...options(label), format: f }))}`);
+    assert.ok(agreement.includes(`${label}: ${values.join(", ")}`), agreement);
   }
 
   // Plain text is one user message of the chosen format; a message list in the wrong shape is never 0.
