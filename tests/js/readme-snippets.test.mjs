@@ -33,7 +33,7 @@
 //   <!-- snippet: shell NAME -->      shell commands: every command is a repository script or on PATH, and
 //                                     SHELLS[NAME] runs what it claims (temporary directories only).
 //   <!-- snippet: tree -->            the Layout tree: every path in it exists, and every file git tracks
-//                                     under src/ is in it.
+//                                     under src/ and crates/*/src/ is in it.
 //
 // Type-checking is `tsc --strict --noEmit` over every program the snippets
 // make (PROJECTS: TypeScript and JavaScript as Node resolves them, the Vite
@@ -643,9 +643,11 @@ const CHECKS = {
       }
       if (first.endsWith("/")) stack.push([indent, first]);
     }
-    const { stdout } = await run("git", ["ls-files", "--", "src"], { cwd: root });
-    const missing = stdout.split("\n").filter((f) => f && !listed.has(f));
-    assert.deepEqual(missing, [], "every file under src/ is in the Layout");
+    const { stdout } = await run("git", ["ls-files", "--", "src", "crates"], { cwd: root });
+    const sources = stdout.split("\n").filter((f) => /^(src|crates\/[^/]+\/src)\//.test(f));
+    assert.ok(sources.length > 0);
+    const missing = sources.filter((f) => !listed.has(f));
+    assert.deepEqual(missing, [], "every file under src/ and crates/*/src/ is in the Layout");
   },
 };
 
