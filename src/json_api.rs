@@ -275,6 +275,18 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
     })())
 }
 
+/// The same estimate as [`estimate_text_tokens`] as a bare number, or NaN
+/// when the options are invalid (an estimate is never NaN): the per-text
+/// call of `estimateTextTokens`, which then skips writing, decoding and
+/// parsing an envelope. On NaN the JS layer calls [`estimate_text_tokens`]
+/// for the error.
+pub fn estimate_text_number(text: &str, options: &str) -> f64 {
+    match estimate_options(options) {
+        Ok((options, _)) => estimate::estimate_text_tokens(text, &options) as f64,
+        Err(_) => f64::NAN,
+    }
+}
+
 /// Estimated size of the prompt about to be sent (`estimatePromptTokens`).
 /// With a count above 0 the history is not read (nor parsed).
 pub fn estimate_prompt_tokens(

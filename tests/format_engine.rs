@@ -582,6 +582,10 @@ fn slim_message_keeps_the_format() {
 // ---- stop reasons ---------------------------------------------------------
 
 fn status_for(finish_reason: &str) -> Value {
+    status_for_answer(finish_reason, "## Task status\n- ok")
+}
+
+fn status_for_answer(finish_reason: &str, text: &str) -> Value {
     let mut chats = Chats::new();
     let handle = ok(chats.create(r#"{"window":32000}"#))["handle"]
         .as_u64()
@@ -601,7 +605,7 @@ fn status_for(finish_reason: &str) -> Value {
     // to the next step, any other ends the run there.
     while let Some(summarize) = step.get("summarize") {
         let id = summarize["id"].as_f64().unwrap();
-        let answer = json!({ "text": "## Task status\n- ok", "finishReason": finish_reason });
+        let answer = json!({ "text": text, "finishReason": finish_reason });
         step = ok(chats.answer(handle, id, &answer.to_string()));
     }
     step["done"].clone()
@@ -643,6 +647,15 @@ fn every_providers_stop_reasons_map_to_the_librarys() {
         ("ai-sdk", "other", 7),
     ];
     for &(provider, reason, status) in table {
+        // A filtered or refused answer has no text, as a rule: its stop
+        // reason still decides (an empty answer that stopped normally is
+        // EMPTY_SUMMARY, 4).
+        let empty = status_for_answer(reason, "");
+        let expected = if status == 1 { 4 } else { status };
+        assert_eq!(
+            empty["status"], expected,
+            "{provider} {reason}, no text: {empty}"
+        );
         let result = status_for(reason);
         assert_eq!(result["status"], status, "{provider} {reason}: {result}");
         if status == 7 {

@@ -151,6 +151,27 @@ fn stateless_functions_answer_in_envelopes() {
         "INVALID_ARGUMENT",
         "unknown field \"foo\"",
     );
+    // The bare-number path gives the envelope's number, and NaN exactly
+    // when the envelope is an error.
+    for options in [
+        "",
+        r#"{"estimator":"reference"}"#,
+        r#"{"estimator":"calibrated","tokenizer":"o200k"}"#,
+        r#"{"estimator":"conservative","tokenizer":"claude"}"#,
+    ] {
+        for text in ["", "hello world", "fn main() { println!(\"日本語\"); }"] {
+            let number = json_api::estimate_text_number(text, options);
+            assert_eq!(
+                ok(json_api::estimate_text_tokens(text, options)),
+                json!(number),
+                "{text:?} with {options:?}"
+            );
+        }
+    }
+    for options in [r#"{"estimator":"tiktoken"}"#, r#"{"foo":1}"#, "[", "3"] {
+        assert!(json_api::estimate_text_number("x", options).is_nan());
+        assert!(json_api::estimate_text_tokens("x", options).starts_with(r#"{"error""#));
+    }
 
     let history = format!(
         r#"[{{"role":"user","parts":[{{"text":"{}"}}]}}]"#,

@@ -5,7 +5,8 @@ import { renderLadder, renderMarker, useLadderConstants } from "./ladder.js";
 import { percent, tokens } from "./format.js";
 import { ESTIMATOR_CHOICES } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
-import { SAMPLES } from "./samples.js";
+import { agentMessages, SAMPLES } from "./samples.js";
+import { FORMATS } from "./message-formats.js";
 import { PASTE_CHARS, providerNote, RESUME_WINDOWS, Simulator } from "./simulator.js";
 
 const PRESETS = [
@@ -13,6 +14,8 @@ const PRESETS = [
 ];
 const DEFAULT_WINDOW = 200_000;
 const DEFAULT_TOKENS = 150_000;
+/** The estimators the page compares the agent turn's four formats under. */
+const AGREEMENT_ESTIMATORS = ["reference", "calibrated · o200k"];
 /** The model whose limits the simulator offers as a preset (read from the library's modelLimits). */
 const LIMIT_MODEL = "gpt-4o";
 
@@ -130,18 +133,37 @@ function wireWindow() {
   });
 }
 
+/** Fills a format select with the library's four formats, Gemini (the default) first. */
+function formatOptions(select) {
+  for (const f of FORMATS) select.add(new Option(`${f.label}${f.id === "gemini" ? " (default)" : ""} · ${f.type}`, f.id));
+}
+
 function wireEstimator() {
-  const refresh = () => renderEstimates(cc, ESTIMATOR_CHOICES);
+  const format = $("estimator-format");
+  formatOptions(format);
+  const refresh = () => renderEstimates(cc, ESTIMATOR_CHOICES, format.value, (other) => {
+    format.value = other;
+    refresh();
+  });
   $("estimator-input").addEventListener("input", refresh);
   $("image-token-estimate").addEventListener("input", refresh);
+  format.addEventListener("change", refresh);
   for (const button of document.querySelectorAll("[data-sample]")) {
     button.addEventListener("click", () => {
-      $("estimator-input").value = SAMPLES[button.dataset.sample]();
+      // A format's own sample switches the box to that format; the others are written in the chosen one.
+      if (button.dataset.sampleFormat) format.value = button.dataset.sampleFormat;
+      $("estimator-input").value = SAMPLES[button.dataset.sample](format.value);
       refresh();
     });
   }
-  $("estimator-input").value = SAMPLES.agent();
+  $("estimator-input").value = SAMPLES.agent(format.value);
   refresh();
+  // The same turn in the four formats, side by side: the estimates agree.
+  const agree = ESTIMATOR_CHOICES.filter((c) => AGREEMENT_ESTIMATORS.includes(c.label)).map((c) => {
+    const values = FORMATS.map((f) => `${f.label} ${tokens(cc.estimateContentTokens(agentMessages(f.id), { ...c.options, format: f.id }))}`);
+    return `${c.label}: ${values.join(", ")}`;
+  });
+  $("sample-agreement").textContent = `This turn's estimates in the four formats — ${agree.join("; ")}.`;
 }
 
 function wireSimulator() {
@@ -153,7 +175,10 @@ function wireSimulator() {
   select.add(new Option(`library default: ${estimator} · ${tokenizer}`, "default"));
   for (const [i, choice] of ESTIMATOR_CHOICES.entries()) select.add(new Option(choice.label, String(i)));
   const mode = () => document.querySelector('input[name="summarizer"]:checked').value;
+  const format = $("sim-format");
+  formatOptions(format);
   sim = new Simulator(cc, {
+    format: () => format.value,
     window: () => state.window,
     mode,
     endpoint: () => ({ url: $("endpoint-url").value.trim(), key: $("endpoint-key").value, model: $("endpoint-model").value.trim() }),
@@ -186,6 +211,10 @@ function wireSimulator() {
     radio.addEventListener("change", () => { $("endpoint-fields").hidden = mode() !== "endpoint"; });
   }
   select.addEventListener("change", () => sim.reset());
+  format.addEventListener("change", () => {
+    sim.reset();
+    $("sim-provider-note").textContent = providerNote(sim.provider);
+  });
   $("sim-step").addEventListener("click", () => sim.step());
   $("sim-run").addEventListener("click", () => sim.runToCompaction());
   $("sim-compact").addEventListener("click", () => sim.compactNow());

@@ -1,70 +1,67 @@
-// The estimator box: text or a JSON message list in, the estimate of the
-// whole and of each part out, under every estimator the build offers.
+// The estimator box: text or a JSON message list in any of the library's
+// four message formats, the estimate of the whole and of each part out,
+// under every estimator the build offers. A list in another shape than the
+// chosen format shows the library's own INVALID_CONTENT message, never a number.
 import { tokens } from "./format.js";
+import { formatLabel, FORMAT_IDS, messageParts, userText } from "./message-formats.js";
 
 const $ = (id) => document.getElementById(id);
 
 /**
- * Reads the box: JSON message lists in the shapes people paste (Gemini
- * contents, one message, a request body, OpenAI-style messages), anything
- * else as one text part. Returns { contents, how }.
+ * Reads the box: JSON message lists in the shapes people paste (a list of
+ * messages, one message, a request body with `contents` or `messages`),
+ * passed to the library as they are, in the chosen format; anything else
+ * is one user message of that format holding the text. Returns { contents, how }.
  */
-export function parseInput(raw) {
+export function parseInput(raw, format = "gemini") {
   const trimmed = raw.trim();
   if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
     let value;
     try {
       value = JSON.parse(trimmed);
     } catch {
-      return { contents: asText(raw), how: "not valid JSON: counted as one text part" };
+      return { contents: [userText(raw, format)], how: "not valid JSON: counted as the text of one user message" };
     }
-    if (Array.isArray(value)) return { contents: value.map(fromOpenAi), how: `a list of ${value.length} message(s)` };
-    if (Array.isArray(value?.contents)) return { contents: value.contents, how: `a request body with ${value.contents.length} message(s)` };
-    if (Array.isArray(value?.messages)) return { contents: value.messages.map(fromOpenAi), how: `${value.messages.length} OpenAI-style message(s)` };
-    if (value && typeof value === "object" && "parts" in value) return { contents: [value], how: "one message" };
-    return { contents: asText(raw), how: "JSON, but not a message list: counted as one text part" };
+    if (Array.isArray(value)) return { contents: value, how: `a list of ${value.length} message(s)` };
+    if (Array.isArray(value?.contents)) return { contents: value.contents, how: `a request body with ${value.contents.length} message(s) in "contents"` };
+    if (Array.isArray(value?.messages)) {
+      const system = value.system !== undefined ? " (its \"system\" beside the messages is not counted)" : "";
+      return { contents: value.messages, how: `a request body with ${value.messages.length} message(s) in "messages"${system}` };
+    }
+    if (value && typeof value === "object" && ("role" in value || "parts" in value)) return { contents: [value], how: "one message" };
+    return { contents: [userText(raw, format)], how: "JSON, but not a message list: counted as the text of one user message" };
   }
-  return { contents: asText(raw), how: raw ? "plain text: one user message with one text part" : "empty" };
+  return { contents: [userText(raw, format)], how: raw ? "plain text: one user message holding it" : "empty" };
 }
 
-function asText(text) {
-  return [{ role: "user", parts: [{ text }] }];
+/**
+ * The formats the library's INVALID_CONTENT message suggests (`pass format:
+ * "openai"`, or `pass format: "openai", "anthropic" or "ai-sdk"` when the
+ * shape fits several), those of the four only.
+ */
+export function suggestedFormats(message) {
+  const at = (message ?? "").indexOf("pass format:");
+  if (at < 0) return [];
+  return [...message.slice(at).matchAll(/"([^"]+)"/g)].map((m) => m[1]).filter((f) => FORMAT_IDS.includes(f));
 }
 
-/** OpenAI `{ role, content: string }` → Gemini `{ role, parts: [{ text }] }`; others as they are. */
-function fromOpenAi(m) {
-  if (m && typeof m === "object" && !("parts" in m) && typeof m.content === "string") {
-    return { role: m.role === "assistant" ? "model" : "user", parts: [{ text: m.content }] };
-  }
-  return m;
-}
-
-export function partKind(p) {
-  if (!p || typeof p !== "object") return typeof p;
-  if (typeof p.text === "string") return p.thought ? "thought" : "text";
-  if (p.functionCall) return `functionCall ${p.functionCall.name ?? ""}`.trim();
-  if (p.functionResponse) return `functionResponse ${p.functionResponse.name ?? ""}`.trim();
-  if (p.inlineData) return `inlineData ${p.inlineData.mimeType ?? ""}`.trim();
-  if (p.fileData) return `fileData ${p.fileData.mimeType ?? ""}`.trim();
-  return Object.keys(p).join(", ") || "empty part";
-}
-
-function partSize(p) {
-  if (typeof p?.text === "string") return p.text.length;
-  if (p?.inlineData?.data) return p.inlineData.data.length;
-  return JSON.stringify(p)?.length ?? 0;
-}
-
-/** Renders the table for the box's current content. */
-export function renderEstimates(cc, available) {
+/**
+ * Renders the table for the box's current content, read in `format`.
+ * `onSwitch(format)` is called when the user takes a format the
+ * library's error message suggests.
+ */
+export function renderEstimates(cc, available, format = "gemini", onSwitch = () => {}) {
   const table = $("estimator-table");
   const error = $("estimator-error");
+  const fix = $("estimator-switch");
   const image = Number($("image-token-estimate").value);
-  const { contents, how } = parseInput($("estimator-input").value);
-  const extra = Number.isFinite(image) && image > 0 ? { imageTokenEstimate: image } : {};
+  const { contents, how } = parseInput($("estimator-input").value, format);
+  const extra = { format, ...(Number.isFinite(image) && image > 0 ? { imageTokenEstimate: image } : {}) };
   error.hidden = true;
+  fix.hidden = true;
   table.replaceChildren();
-  $("estimator-note").textContent = `Read as ${how}.`;
+  table.dataset.format = format;
+  $("estimator-note").textContent = `Read as ${how}, in the ${formatLabel(format)} format (format: "${format}").`;
 
   let totals;
   try {
@@ -72,6 +69,16 @@ export function renderEstimates(cc, available) {
   } catch (e) {
     error.textContent = `${e.code ?? e.name}: ${e.message}`;
     error.hidden = false;
+    const others = e.code === "INVALID_CONTENT" ? suggestedFormats(e.message).filter((f) => f !== format) : [];
+    fix.replaceChildren(...others.map((other) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.format = other;
+      button.textContent = `Read it as ${formatLabel(other)}`;
+      button.addEventListener("click", () => onSwitch(other));
+      return button;
+    }));
+    fix.hidden = others.length === 0;
     return;
   }
 
@@ -101,25 +108,32 @@ export function renderEstimates(cc, available) {
   }
   th(groups, "chars", "col").rowSpan = 2;
 
+  const parts = contents.map((message) => messageParts(message, format));
   const body = table.createTBody();
   const total = body.insertRow();
   total.className = "total";
   total.dataset.testid = "estimate-total";
   th(total, "all (rounded once)", "row").colSpan = 2;
   available.forEach((c, i) => { td(total, tokens(totals[i])).dataset.estimator = c.label; });
-  td(total, tokens(contents.reduce((n, m) => n + (m.parts ?? []).reduce((k, p) => k + partSize(p), 0), 0)));
+  td(total, tokens(parts.flat().reduce((n, p) => n + p.chars, 0)));
 
   contents.forEach((message, m) => {
-    (message.parts ?? []).forEach((part, p) => {
+    parts[m].forEach((part, p) => {
       const row = body.insertRow();
       row.dataset.testid = "estimate-part";
       th(row, `${m + 1}.${p + 1}`, "row");
-      td(row, `${message.role ?? ""} · ${partKind(part)}`);
+      td(row, `${message?.role ?? ""} · ${part.kind}`);
       for (const c of available) {
-        const one = cc.estimateContentTokens([{ role: message.role, parts: [part] }], { ...c.options, ...extra });
-        td(row, tokens(one)).dataset.estimator = c.label;
+        let one;
+        try {
+          one = tokens(cc.estimateContentTokens([part.alone], { ...c.options, ...extra }));
+        } catch {
+          // The part alone may not be a message the format allows; the whole was.
+          one = "—";
+        }
+        td(row, one).dataset.estimator = c.label;
       }
-      td(row, tokens(partSize(part)));
+      td(row, tokens(part.chars));
     });
   });
 }

@@ -5,7 +5,10 @@
 // The script is a queue of exchanges, one per model request:
 // { send, reply } — `send` is the message the host is about to send (a user
 // request or a tool result), `reply` the model's answer to it (a tool call or
-// the final text of the task).
+// the final text of the task). The same session is written in any of the
+// library's four message formats (message-formats.js): the same words, the
+// same tool calls, each call and its result sharing an id.
+import { appendText, isTypedRequest, writer } from "./message-formats.js";
 
 /** Agent CLIs cut long tool output; so does this script. */
 export const TOOL_OUTPUT_LIMIT = 12_000;
@@ -162,20 +165,19 @@ function plan(rand, task, round) {
 
 const INTROS = ["I'll start by looking at the layout of", "Let me look at", "First I'll read", "Looking at"];
 
-function taskExchanges(rand, index) {
+function taskExchanges(rand, index, write) {
   const task = TASKS[index % TASKS.length];
   const round = Math.floor(index / TASKS.length);
   const ask = round === 0 ? task.ask : `${task.ask} ${FOLLOW_UPS[(round - 1) % FOLLOW_UPS.length]}`;
   const calls = plan(rand, task, round);
   const exchanges = [];
-  let send = { role: "user", parts: [{ text: ask }] };
+  let send = write.user(ask);
   calls.forEach(([name, args], i) => {
-    const parts = [];
-    if (i === 0) parts.push({ text: `${INTROS[index % INTROS.length]} ${args.path ?? args.file_path}.` });
-    parts.push({ functionCall: { name, args } });
-    const reply = { role: "model", parts };
+    const id = `call_${index + 1}_${i + 1}`;
+    const intro = i === 0 ? `${INTROS[index % INTROS.length]} ${args.path ?? args.file_path}.` : null;
+    const reply = write.call(intro, name, args, id);
     exchanges.push({ task: index + 1, send, reply });
-    send = { role: "user", parts: [{ functionResponse: { name, response: { output: toolOutput(rand, name, args) } } }] };
+    send = write.result(name, toolOutput(rand, name, args), id);
   });
   const touched = [...new Set([...task.edit, ...(task.create ? [task.create] : [])])];
   const answer = [
@@ -184,18 +186,30 @@ function taskExchanges(rand, index) {
     rand() < 0.5 ? "One thing to decide: the old behaviour is kept behind the default, so nothing changes for existing users." : "I did not touch the public API.",
     "Next, I'd suggest adding this case to the changelog.",
   ].join(" ");
-  exchanges.push({ task: index + 1, send, reply: { role: "model", parts: [{ text: answer }] } });
+  exchanges.push({ task: index + 1, send, reply: write.answer(answer) });
   return exchanges;
 }
 
-/** A new run of the scripted session; `peek` the next exchange, `advance` once it was sent. */
-export function createScript(seed = 7) {
+/** The agent's system prompt: a message of its own in the formats that keep it in the messages (OpenAI, AI SDK). */
+export const SYSTEM_PROMPT = "You are a coding agent working in the repository at /work/app. Use the tools to list, read, search, "
+  + "edit and test; keep each change small; run the tests before you say a task is done, and say which files you changed.";
+
+/**
+ * A new run of the scripted session in `format` (default "gemini");
+ * `peek` the next exchange, `advance` once it was sent. `system` is the
+ * system message the history starts with, or null where the format passes
+ * the system prompt beside the messages.
+ */
+export function createScript(seed = 7, format = "gemini") {
+  const write = writer(format);
   const rand = prng(seed);
   const queue = [];
   let tasks = 0;
   return {
+    format,
+    system: write.system(SYSTEM_PROMPT),
     peek() {
-      if (queue.length === 0) queue.push(...taskExchanges(rand, tasks++));
+      if (queue.length === 0) queue.push(...taskExchanges(rand, tasks++, write));
       return queue[0];
     },
     advance() {
@@ -207,12 +221,13 @@ export function createScript(seed = 7) {
 /**
  * An earlier session to resume: the script's exchanges, sent and answered,
  * one after the other (its tasks come round again with follow-ups) until
- * `cost` of the messages reaches `target` tokens. `start` is what a prompt
- * costs before any message. Leaves `script` at the next exchange to send.
+ * `cost` of the messages reaches `target` tokens, after the script's system
+ * message where it has one. `start` is what a prompt costs before any
+ * message. Leaves `script` at the next exchange to send.
  */
 export function replayHistory(script, cost, target, start = 0) {
-  const history = [];
-  let total = start;
+  const history = script.system ? [script.system] : [];
+  let total = history.reduce((n, m) => n + cost(m), start);
   while (total < target) {
     const { send, reply } = script.peek();
     script.advance();
@@ -223,8 +238,8 @@ export function replayHistory(script, cost, target, start = 0) {
 }
 
 /** Whether `message` is a request the user types (not a tool result): where a paste can go. */
-export function isUserRequest(message) {
-  return message.role === "user" && message.parts.every((p) => typeof p.text === "string");
+export function isUserRequest(message, format = "gemini") {
+  return isTypedRequest(message, format);
 }
 
 /**
@@ -241,7 +256,7 @@ export function pastedLog(chars) {
   return text.slice(0, chars);
 }
 
-/** The user's request with a pasted text after it, as a second part. */
-export function withPaste(message, text) {
-  return { role: message.role, parts: [...message.parts, { text }] };
+/** The user's request with a pasted text after it, as a second part (in the request's format). */
+export function withPaste(message, text, format = "gemini") {
+  return appendText(message, text, format);
 }

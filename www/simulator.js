@@ -4,6 +4,7 @@ import { createScript, isUserRequest, pastedLog, replayHistory, withPaste } from
 import { makeSummarizer, SUMMARIZER_LABELS } from "./summarizers.js";
 import { renderPlot } from "./plot.js";
 import { percent, tokens } from "./format.js";
+import { formatLabel, hasSystemMessage, messageText, shortened, SHOWN_STRING_CHARS, textChars } from "./message-formats.js";
 
 /**
  * The simulated provider's count of a prompt: what no estimator sees (the
@@ -22,20 +23,51 @@ const PROVIDER_TOKENIZER = { estimator: "calibrated", tokenizer: "o200k" };
 export const RESUME_WINDOWS = 4;
 export const PASTE_CHARS = 500_000;
 
-/** How the simulated provider counts one message. */
-export function providerModel(cc) {
+/** How the simulated provider counts one message of a history in `format`. */
+export function providerModel(cc, format = "gemini") {
   return {
-    count: (message) => cc.estimateContentTokens([message], PROVIDER_TOKENIZER),
+    format,
+    count: (message) => cc.estimateContentTokens([message], { ...PROVIDER_TOKENIZER, format }),
     note: "the library's calibrated estimator for the o200k tokenizer family counts it (standing in for the provider's tokenizer)",
   };
 }
 
+/**
+ * The usage object the simulated provider reports after a request, in the
+ * shape of the format's SDK: Gemini `usageMetadata`, OpenAI `usage`,
+ * Anthropic `usage` (no total: the library adds input and output), the AI
+ * SDK's `LanguageModelUsage`. `reportUsage` takes any of them.
+ */
+export function providerUsage(format, prompt, output) {
+  switch (format) {
+    case "openai": return { prompt_tokens: prompt, completion_tokens: output, total_tokens: prompt + output };
+    case "anthropic": return { input_tokens: prompt, output_tokens: output };
+    case "ai-sdk": return { inputTokens: prompt, outputTokens: output, totalTokens: prompt + output };
+    default: return { promptTokenCount: prompt, candidatesTokenCount: output, totalTokenCount: prompt + output };
+  }
+}
+
+const USAGE_NAMES = {
+  gemini: "Gemini usageMetadata",
+  openai: "an OpenAI usage object (prompt_tokens, completion_tokens)",
+  anthropic: "an Anthropic usage object (input_tokens, output_tokens)",
+  "ai-sdk": "the AI SDK's usage (inputTokens, outputTokens)",
+};
+
 export function providerNote(model) {
+  const format = model.format ?? "gemini";
+  const system = hasSystemMessage(format)
+    ? "tool declarations, which no estimator sees; the system prompt is the history's first message and counts like the others"
+    : "system prompt and tool declarations, which no estimator sees";
   return `The provider is simulated too: it counts a prompt as ${tokens(PROVIDER_UNSEEN_TOKENS)} tokens `
-    + `(system prompt and tool declarations, which no estimator sees) plus each message as ${model.note}, `
-    + "and reports that as Gemini usageMetadata after each request. A prompt larger than the window is refused, "
+    + `(${system}) plus each message as ${model.note}, `
+    + `and reports that as ${USAGE_NAMES[format]} after each request. A prompt larger than the window is refused, `
     + "as a real provider would. Deterministic: every run of the session is the same.";
 }
+
+/** How many of the history's first and last messages the page shows as JSON. */
+export const SHOWN_HEAD = 4;
+export const SHOWN_TAIL = 4;
 
 const $ = (id) => document.getElementById(id);
 
@@ -43,7 +75,8 @@ export class Simulator {
   /**
    * cc: the loaded package. host: { window(), mode(), endpoint(),
    * estimatorOptions(), outputLimit() (a number, NaN when unreadable, or
-   * null for none), clearToolOutputs() }.
+   * null for none), clearToolOutputs(), format() (the library's message
+   * format the history is kept in; absent: "gemini") }.
    */
   constructor(cc, host) {
     this.cc = cc;
@@ -51,7 +84,8 @@ export class Simulator {
     // The breaker's limit, the summary's tag and the bridge line: the library's.
     this.constants = cc.ladderConstants();
     this.costs = new WeakMap();
-    this.provider = providerModel(cc);
+    this.format = host.format?.() ?? "gemini";
+    this.provider = providerModel(cc, this.format);
     this.busy = false;
     this.attempts = 0;
     this.chat = null;
@@ -78,8 +112,11 @@ export class Simulator {
     if (this.busy) return;
     this.chat?.free();
     this.chat = null;
-    this.script = createScript();
-    this.history = [];
+    this.format = this.host.format?.() ?? "gemini";
+    this.provider = providerModel(this.cc, this.format);
+    this.script = createScript(7, this.format);
+    // The system message is the history's first, where the format keeps it in the messages.
+    this.history = this.script.system ? [this.script.system] : [];
     this.requests = 0;
     this.points = [];
     this.runs = [];
@@ -89,7 +126,7 @@ export class Simulator {
     this.summary = "";
     this.paste = null;
     $("sim-log").replaceChildren();
-    const options = { window: this.host.window(), ...this.host.estimatorOptions(), clearToolOutputs: this.host.clearToolOutputs() };
+    const options = { window: this.host.window(), format: this.format, ...this.host.estimatorOptions(), clearToolOutputs: this.host.clearToolOutputs() };
     const limit = this.host.outputLimit();
     if (limit !== null) options.maxOutputTokens = limit;
     try {
@@ -165,22 +202,22 @@ export class Simulator {
     if (this.busy || !this.chat) return;
     this.paste = { text: pastedLog(PASTE_CHARS), message: null, tooLarge: null };
     const next = this.script.peek().send;
-    this.notice(`A log of ${tokens(PASTE_CHARS)} characters is pasted into ${isUserRequest(next) ? "the next request" : "the next request the user types (after the tool results of the current task)"}. `
+    this.notice(`A log of ${tokens(PASTE_CHARS)} characters is pasted into ${isUserRequest(next, this.format) ? "the next request" : "the next request the user types (after the tool results of the current task)"}. `
       + "Send it to see what beforeSend says.");
     this.render();
   }
 
   /** The message the host sends for `exchange`: the scripted one, or the user's request with the paste. */
   outgoing(exchange) {
-    if (!this.paste || !isUserRequest(exchange.send)) return exchange.send;
-    this.paste.message ??= withPaste(exchange.send, this.paste.text);
+    if (!this.paste || !isUserRequest(exchange.send, this.format)) return exchange.send;
+    this.paste.message ??= withPaste(exchange.send, this.paste.text, this.format);
     return this.paste.message;
   }
 
-  /** The chat's own estimator options, as the library saved them. */
+  /** The chat's own estimator options and message format, as the library saved them. */
   chatEstimator() {
-    const { estimator, tokenizer } = this.chat.save().options;
-    return { estimator, tokenizer };
+    const { estimator, tokenizer, format } = this.chat.save().options;
+    return { estimator, tokenizer, format: format ?? "gemini" };
   }
 
   /** After messageTooLarge: shorten the message with slimMessage (the README's flow), then send. */
@@ -196,7 +233,7 @@ export class Simulator {
       this.notice(`slimMessage refused: ${e.code ?? e.name}: ${e.message}`);
       return undefined;
     }
-    const chars = (m) => m.parts.reduce((n, p) => n + (p.text?.length ?? 0), 0);
+    const chars = (m) => textChars(m, this.format);
     const count = (m) => this.cc.estimateContentTokens([m], estimator);
     this.paste = { text: null, message: slim, tooLarge: null, slimmed: true };
     this.slimNote = `Slimmed with slimMessage to half of auto (${tokens(budget)} tokens): ${tokens(chars(tooLarge.message))} → ${tokens(chars(slim))} characters, `
@@ -284,7 +321,7 @@ export class Simulator {
       if (send === this.paste?.message) this.paste = null;
       this.history = [...prompt, exchange.reply];
       const output = this.cost(exchange.reply);
-      this.chat.reportUsage({ promptTokenCount: promptTokens, candidatesTokenCount: output, totalTokenCount: promptTokens + output });
+      this.chat.reportUsage(providerUsage(this.format, promptTokens, output));
       this.points.push({ x: this.requests, y: this.chat.lastPromptTokenCount });
       this.tip = this.cc.selectTip({
         lastPromptTokenCount: this.chat.lastPromptTokenCount,
@@ -395,6 +432,7 @@ export class Simulator {
     const data = {
       what: "compaction-core demonstration: the history before a compaction (compaction is one way; this is the only copy)",
       window: this.chat?.window,
+      format: this.format,
       beforeRequest: last.request,
       status: last.result.statusName,
       trigger: last.result.trigger,
@@ -413,6 +451,58 @@ export class Simulator {
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
 
+  /** What a message of the history is, for its label in the JSON view. */
+  describe(message, index) {
+    const text = messageText(message, this.format);
+    const { summaryOpenTag, acknowledgement, bridge } = this.constants;
+    if (message.role === "system" || message.role === "developer") return "the system message: pinned, never summarized";
+    if (text.trimStart().startsWith(summaryOpenTag)) return "the summary (written by the library in this format)";
+    if (text === acknowledgement) return "the acknowledgement (written by the library)";
+    if (text === bridge) return "the bridge (written by the library)";
+    return index === this.history.length - 1 ? "the last message" : "";
+  }
+
+  /**
+   * The history's first and last messages as JSON, each in its own shape:
+   * what the host keeps and sends (long strings cut for display only).
+   */
+  renderHistory() {
+    const box = $("sim-history");
+    const h = this.history;
+    box.dataset.format = this.format;
+    box.dataset.count = String(h.length);
+    const shown = h.length <= SHOWN_HEAD + SHOWN_TAIL
+      ? h.map((_, i) => i)
+      : [...Array(SHOWN_HEAD).keys(), ...Array.from({ length: SHOWN_TAIL }, (_, k) => h.length - SHOWN_TAIL + k)];
+    $("sim-history-note").textContent = h.length === 0
+      ? `The history is empty: the first request is the user's. Kept in the ${formatLabel(this.format)} format (format: "${this.format}").`
+      : `${h.length} messages in the ${formatLabel(this.format)} format (format: "${this.format}")`
+        + `${shown.length < h.length ? `: the first ${SHOWN_HEAD} and the last ${SHOWN_TAIL}` : ""}, as the page keeps them and would send them; `
+        + `strings longer than ${SHOWN_STRING_CHARS} characters are cut here for display only.`;
+    const items = [];
+    shown.forEach((i, k) => {
+      if (k > 0 && i !== shown[k - 1] + 1) {
+        const gap = document.createElement("p");
+        gap.className = "caption history-gap";
+        gap.textContent = `… history[${shown[k - 1] + 1}] to history[${i - 1}]: ${i - shown[k - 1] - 1} messages not shown …`;
+        items.push(gap);
+      }
+      const item = document.createElement("div");
+      item.className = "history-message";
+      const label = document.createElement("p");
+      label.className = "caption";
+      const what = this.describe(h[i], i);
+      label.textContent = `history[${i}]${what ? ` — ${what}` : ""}`;
+      const pre = document.createElement("pre");
+      pre.dataset.testid = "sim-history-message";
+      pre.dataset.index = String(i);
+      pre.textContent = JSON.stringify(shortened(h[i]), null, 2);
+      item.append(label, pre);
+      items.push(item);
+    });
+    box.replaceChildren(...items);
+  }
+
   renderPlot() {
     if (!this.chat) return;
     renderPlot($("sim-plot"), { points: this.points, runs: this.runs, thresholds: this.chat.thresholds });
@@ -423,6 +513,7 @@ export class Simulator {
     const ready = Boolean(this.chat);
     root.dataset.idle = String(!this.busy);
     root.dataset.attempts = String(this.attempts);
+    root.dataset.format = this.format;
     for (const id of ["sim-step", "sim-run", "sim-compact", "sim-resume", "sim-paste"]) $(id).disabled = this.busy || !ready;
     root.dataset.paste = !this.paste ? "" : this.paste.tooLarge ? "tooLarge" : "pending";
     $("sim-paste-box").hidden = !this.paste;
@@ -436,6 +527,7 @@ export class Simulator {
     $("sim-slim").disabled = this.busy || !this.paste?.tooLarge;
     $("sim-discard").disabled = this.busy;
     $("sim-reset").disabled = this.busy;
+    $("sim-format").disabled = this.busy;
     $("sim-cancel").disabled = !this.busy;
     $("sim-download").disabled = !this.lastCompaction;
     if (!ready) return;
@@ -465,6 +557,7 @@ export class Simulator {
     tip.textContent = this.tip ? `Tip after request ${this.requests} (${this.tip.id}): ${this.tip.text}` : "No tip after the last response.";
     tip.classList.toggle("empty", !this.tip);
     $("sim-summary").textContent = this.summary || "No compaction yet.";
+    this.renderHistory();
     this.renderPlot();
   }
 }

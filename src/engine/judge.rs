@@ -150,9 +150,10 @@ pub(super) fn judge(
 ) -> Verdict {
     let usage = answer.usage.unwrap_or_default();
     let text = answer.text.trim();
-    if text.is_empty() {
-        return Verdict::Empty;
-    }
+    // The stop reason first: a filtered or refused answer usually has no
+    // text, and is a failure of the summarizer (SUMMARIZER_FAILED, as the
+    // stop-reason table says), not an empty summary; one cut off by the
+    // output limit is truncated whatever it holds.
     match answer.finish_reason.as_deref().map(classify_finish_reason) {
         Some(Finish::MaxTokens) => return Verdict::Truncated,
         Some(Finish::Abnormal) => {
@@ -175,6 +176,10 @@ pub(super) fn judge(
                 return Verdict::Truncated;
             }
         }
+    }
+
+    if text.is_empty() {
+        return Verdict::Empty;
     }
 
     let original = basis.history_tokens as f64;

@@ -51,6 +51,13 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
     json_api::estimate_text_tokens(text, options)
 }
 
+/// `estimateTextTokens`' per-text path: the estimate, or NaN for invalid
+/// options (the JS layer then asks `estimate_text_tokens` for the error).
+#[wasm_bindgen]
+pub fn estimate_text_number(text: &str, options: &str) -> f64 {
+    json_api::estimate_text_number(text, options)
+}
+
 /// `estimatePromptTokens`.
 #[wasm_bindgen]
 pub fn estimate_prompt_tokens(

@@ -2,9 +2,13 @@
 // playwright-core (never a downloaded browser), and a static file server on
 // 127.0.0.1.
 import { createServer } from "node:http";
+import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { dirname, extname, join, normalize, resolve } from "node:path";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
+import { startServer } from "../../scripts/serve.mjs";
 
 const require = createRequire(import.meta.url);
 const { chromium } = require("../node_modules/playwright-core");
@@ -27,6 +31,59 @@ export async function open(browser, url, viewport) {
   page.on("requestfailed", (r) => problems.push(`requestfailed: ${r.url()}`));
   await page.goto(url);
   return { page, problems };
+}
+
+/** Where the browser tests write their screenshots (tests/screenshots/). */
+export const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), "../screenshots");
+
+/**
+ * The demonstration page's fixture, for a test file of www/ (call it once,
+ * at the top level): before the file's tests, the demo's own server
+ * (scripts/serve.mjs) on a free port, Chromium, and tests/screenshots/;
+ * after them, both stopped. Returns `{ server, browser, openPage }`, the
+ * first two set once the file's tests start.
+ */
+export function demoPage() {
+  const demo = {
+    server: null,
+    browser: null,
+    /**
+     * Opens the page at `viewport` (Playwright's default when absent) and
+     * waits until the package is loaded. `problems` collects console errors,
+     * page errors and failed requests; `requests` every URL requested from
+     * then on.
+     */
+    async openPage(viewport) {
+      const { page, problems } = await open(demo.browser, demo.server.pageUrl, viewport);
+      const requests = [];
+      page.on("request", (r) => requests.push(r.url()));
+      await page.waitForSelector('#main[data-ready="true"]');
+      return { page, problems, requests };
+    },
+  };
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    demo.server = await startServer({ port: 0 });
+    demo.browser = await launch();
+  });
+  after(async () => {
+    await demo.browser?.close();
+    await demo.server?.close();
+  });
+  return demo;
+}
+
+/** The page's element with `data-testid="id"`. */
+export const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
+
+/** The trimmed text of the page's element with `data-testid="id"`. */
+export const testIdText = async (page, id) => (await byTestId(page, id).textContent()).trim();
+
+/** Types a window into the page's window field and waits until the page took it. */
+export async function setWindow(page, value) {
+  await page.fill("#window-input", String(value));
+  await page.press("#window-input", "Enter");
+  await page.waitForSelector(`#main[data-window="${value}"]`);
 }
 
 const TYPES = {

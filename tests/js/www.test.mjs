@@ -1,55 +1,26 @@
 // The demonstration page (www/) in Chromium, served by the demo's own server
 // (scripts/serve.mjs). Expected values come from the built package (pkg/node),
 // never from numbers written here. Needs pkg/ (scripts/build); builds nothing.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { createRequire } from "node:module";
-import { launch, open, stepUntil } from "./browser.mjs";
-import { startServer } from "../../scripts/serve.mjs";
+import { byTestId, demoPage, SCREENSHOTS as shots, setWindow, stepUntil, testIdText as text } from "./browser.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const shots = resolve(here, "../screenshots");
 const cc = createRequire(import.meta.url)("../../pkg/node/compaction_core.js");
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const FAILING = { throw: "SUMMARIZER_FAILED", empty: "EMPTY_SUMMARY", truncated: "OUTPUT_TRUNCATED" };
 
-let server, browser;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  server = await startServer({ port: 0 });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const demo = demoPage();
 
 /** Opens the page, waits until the package is loaded; records every request. */
-async function openPage(viewport = DESKTOP) {
-  const { page, problems } = await open(browser, server.pageUrl, viewport);
-  const requests = [];
-  page.on("request", (r) => requests.push(r.url()));
-  await page.waitForSelector('#main[data-ready="true"]');
-  return { page, problems, requests };
-}
+const openPage = (viewport = DESKTOP) => demo.openPage(viewport);
 
-const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
-const text = async (page, id) => (await byTestId(page, id).textContent()).trim();
 const attr = (page, id, name) => byTestId(page, id).getAttribute(name);
 const fmt = (n) => new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(n);
-
-async function setWindow(page, value) {
-  await page.fill("#window-input", String(value));
-  await page.press("#window-input", "Enter");
-  await page.waitForSelector(`#main[data-window="${value}"]`);
-}
 
 async function setTokens(page, value) {
   await page.fill("#tokens-input", String(value));
@@ -86,7 +57,7 @@ test("the page loads with no console errors, no failed requests and no request o
   await page.waitForSelector('#main[data-ready="true"]');
   assert.deepEqual(problems, []);
   assert.ok(requests.length > 0);
-  for (const url of requests) assert.ok(url.startsWith(server.url), `request to ${url}`);
+  for (const url of requests) assert.ok(url.startsWith(demo.server.url), `request to ${url}`);
   assert.ok(requests.some((u) => u.endsWith("/pkg/web/compaction_core_bg.wasm")), "the wasm comes from pkg/web");
   assert.equal(await page.getAttribute('link[rel="icon"]', "href"), "data:,");
   // Every form control has a label.
@@ -97,7 +68,7 @@ test("the page loads with no console errors, no failed requests and no request o
 });
 
 test("the demo server serves www/ and pkg/ with the right types, and nothing else", async () => {
-  const get = (path) => fetch(new URL(path, server.url), { redirect: "manual" });
+  const get = (path) => fetch(new URL(path, demo.server.url), { redirect: "manual" });
   assert.equal((await get("/pkg/web/compaction_core_bg.wasm")).headers.get("content-type"), "application/wasm");
   assert.match((await get("/www/app.js")).headers.get("content-type"), /^text\/javascript/);
   assert.equal((await get("/")).headers.get("location"), "/www/");

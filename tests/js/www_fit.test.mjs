@@ -5,53 +5,24 @@
 // package (pkg/node) run on the page's own session script, never from
 // numbers written here (16 384 is the limit the test types, as a user would).
 // Needs pkg/ (scripts/build); builds nothing.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { createRequire } from "node:module";
-import { launch, open } from "./browser.mjs";
-import { startServer } from "../../scripts/serve.mjs";
+import { byTestId, demoPage, SCREENSHOTS as shots, setWindow, testIdText as text } from "./browser.mjs";
 import { createScript, pastedLog, replayHistory, withPaste } from "../../www/session-script.js";
 import { standInSummary } from "../../www/summarizers.js";
 import { PASTE_CHARS, PROVIDER_UNSEEN_TOKENS, providerModel, RESUME_WINDOWS } from "../../www/simulator.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const shots = resolve(here, "../screenshots");
 const cc = createRequire(import.meta.url)("../../pkg/node/compaction_core.js");
 
 const PHONE = { width: 390, height: 844 };
 const WINDOW = 128_000;
 const LIMIT = 16_384;
 
-let server, browser;
+const demo = demoPage();
 
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  server = await startServer({ port: 0 });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function openPage(viewport) {
-  const { page, problems } = await open(browser, server.pageUrl, viewport);
-  await page.waitForSelector('#main[data-ready="true"]');
-  return { page, problems };
-}
-
-const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
-const text = async (page, id) => (await byTestId(page, id).textContent()).trim();
-
-async function setWindow(page, value) {
-  await page.fill("#window-input", String(value));
-  await page.press("#window-input", "Enter");
-  await page.waitForSelector(`#main[data-window="${value}"]`);
-}
+const openPage = (viewport) => demo.openPage(viewport);
 
 /** The compaction log, oldest first. */
 const entries = (page) => page.$$eval("#sim-log li", (els) => els.reverse().map((li) => ({ ...li.dataset, text: li.textContent })));

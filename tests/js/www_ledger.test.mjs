@@ -5,24 +5,13 @@
 // expected comes from the page's own history (its download) and the
 // stand-in's own text, never from values written here. Needs pkg/
 // (scripts/build); builds nothing.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { launch, open, stepUntil } from "./browser.mjs";
-import { startServer } from "../../scripts/serve.mjs";
+import { demoPage, setWindow, stepUntil } from "./browser.mjs";
 import { CARELESS_SUMMARY, SUMMARIZER_LABELS } from "../../www/summarizers.js";
 
-let server, browser;
-
-before(async () => {
-  server = await startServer({ port: 0 });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const demo = demoPage();
 
 /** The history before the last compaction, from the page's download. */
 async function downloadedHistory(page) {
@@ -48,11 +37,8 @@ function replacedFacts(data) {
 const summaryText = async (page) => page.locator('[data-testid="sim-summary"]').textContent();
 
 test("a careless one-line summary: the ledger keeps the files changed and the user's own words, across compactions", async () => {
-  const { page, problems } = await open(browser, server.pageUrl);
-  await page.waitForSelector('#main[data-ready="true"]');
-  await page.fill("#window-input", "128000");
-  await page.press("#window-input", "Enter");
-  await page.waitForSelector('#main[data-window="128000"]');
+  const { page, problems } = await demo.openPage();
+  await setWindow(page, 128_000);
   await page.locator('input[name="summarizer"][value="careless"]').check();
 
   const first = await stepUntil(page, (entries) => entries.some((e) => e.status === "COMPRESSED"), 600);

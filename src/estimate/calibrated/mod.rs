@@ -18,9 +18,11 @@
 //! unit, so a string gives the same estimate whether it came from JavaScript
 //! (UTF-16) or Rust (UTF-8).
 //!
-//! The files, from the bottom up (none imports one above it):
-//! `features.rs` lists the counts once; `classes.rs` holds the character
-//! classes; `scan.rs` is the scanner; `weights.rs` is the generated table
+//! The files, from the bottom up (none imports one above it): the crate
+//! `compaction-scan` (`crates/scan`: `features.rs` lists the counts once,
+//! `classes.rs` holds the character classes, `scan.rs` is the scanner, in a
+//! crate of their own so the release build optimizes them, and only them,
+//! for speed); `weights.rs` is the generated table
 //! (it knows only the feature list); `family.rs` names the tokenizer
 //! families and picks their row; this file weighs the counts. How a message's
 //! parts become counts is `super::text`'s.
@@ -28,20 +30,23 @@
 //! The scanner, the counts and the weight rows are public for the fitting
 //! tools (`examples/`, `benches/`) only, and hidden from the documentation.
 
-mod classes;
 mod family;
-mod features;
-mod scan;
 #[cfg(not(feature = "refit"))]
 mod weights;
 
 use crate::json::{Map, Value};
 
+// The scanner and its counts are the crate `compaction-scan`
+// (crates/scan), built for speed while this crate is built for size;
+// `features` is named here so the generated `weights.rs` finds it as
+// `super::features`.
+use compaction_scan::features;
+
+#[doc(hidden)]
+pub use compaction_scan::{
+    FEATURE_COUNT, FEATURE_NAMES, FamilyWeights, Feature, TextFeatures, scan,
+};
 pub use family::TokenizerFamily;
-#[doc(hidden)]
-pub use features::{FEATURE_COUNT, FEATURE_NAMES, FamilyWeights, Feature, TextFeatures};
-#[doc(hidden)]
-pub use scan::scan;
 
 /// Which way the estimate leans.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -85,14 +85,17 @@ export class ChatCompactor<M extends object = Content> {
     /**
      * Takes the prompt size from a response's usage, in any provider's
      * names (Gemini `usageMetadata`, OpenAI `usage`, Anthropic `usage`).
-     * Missing, negative or non-numeric counts are ignored, never trusted.
+     * Missing, negative or non-numeric counts are ignored, never trusted;
+     * no usage at all (`undefined` or `null`, as the SDKs declare an
+     * optional `usageMetadata` / `usage`) is taken as nothing
+     * (`taken: false`).
      *
      * @example
      * ```ts
      * chat.reportUsage({ promptTokenCount: 90_000, candidatesTokenCount: 800, totalTokenCount: 90_800 });
      * ```
      */
-    reportUsage(usage: UsageReport): UsageUpdate;
+    reportUsage(usage: UsageReport | null | undefined): UsageUpdate;
     /**
      * A chat restored from `save()`'s output (e.g. after a webview reload).
      *

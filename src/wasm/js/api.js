@@ -194,7 +194,10 @@ export function estimateTextTokens(text, options) {
   if (typeof text !== "string") {
     throw compactionError("INVALID_ARGUMENT", `text must be a string, got ${describe(text)}`);
   }
-  return unwrap(wasm.estimate_text_tokens(text, opts));
+  // The bare number, without an envelope to write, decode and parse; NaN
+  // only for invalid options, whose error the envelope call gives.
+  const tokens = wasm.estimate_text_number(text, opts);
+  return Number.isNaN(tokens) ? unwrap(wasm.estimate_text_tokens(text, opts)) : tokens;
 }
 
 /** Estimated size of the prompt about to be sent. */

@@ -169,10 +169,10 @@ impl IndexMut<Feature> for TextFeatures {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FamilyWeights {
     /// Tokens per unit of each count of [`TextFeatures`], unbiased
-    /// ([`EstimateVariant::Calibrated`](super::EstimateVariant::Calibrated)).
+    /// (compaction-core's `EstimateVariant::Calibrated`).
     pub text: [f64; FEATURE_COUNT],
     /// The same for
-    /// [`EstimateVariant::Conservative`](super::EstimateVariant::Conservative):
+    /// compaction-core's `EstimateVariant::Conservative`:
     /// fitted on a high quantile and scaled, so content types that vary
     /// more get more margin.
     pub conservative_text: [f64; FEATURE_COUNT],

@@ -58,7 +58,7 @@ const MAX_PIECE: usize = u32::MAX as usize;
 /// Counts the character classes and run shapes of `text` in one pass.
 ///
 /// ```
-/// use compaction_core::calibrated::{scan, FEATURE_NAMES};
+/// use compaction_scan::{scan, FEATURE_NAMES};
 /// let f = scan("parseJSON 42");
 /// let words = FEATURE_NAMES.iter().position(|n| *n == "words").unwrap();
 /// assert_eq!(f.counts[words], 1);
