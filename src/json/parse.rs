@@ -88,7 +88,6 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     #[cold]
-    #[inline(never)]
     fn error(&self, what: &'static str) -> ParseError {
         let upto = &self.bytes[..self.pos.min(self.bytes.len())];
         let line = 1 + upto.iter().filter(|&&b| b == b'\n').count();
@@ -152,7 +151,6 @@ impl Parser<'_> {
         }
     }
 
-    #[inline(never)]
     fn word(&mut self, word: &[u8], value: Value) -> Result<Value, ParseError> {
         for &expected in word {
             match self.peek() {
@@ -267,7 +265,6 @@ impl Parser<'_> {
         }
     }
 
-    #[inline(never)]
     fn escape(&mut self, out: &mut String) -> Result<(), ParseError> {
         let Some(b) = self.peek() else {
             return Err(self.error("EOF while parsing a string"));
@@ -327,7 +324,6 @@ impl Parser<'_> {
         Ok(unit)
     }
 
-    #[inline(never)]
     fn number(&mut self) -> Result<f64, ParseError> {
         let negative = self.peek() == Some(b'-');
         if negative {

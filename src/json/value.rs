@@ -46,19 +46,16 @@ impl Map {
         Map { entries }
     }
 
-    #[inline(never)]
     fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| k == key)
     }
 
     /// The value at `key`.
-    #[inline(never)]
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// The value at `key`, to change it.
-    #[inline(never)]
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         self.entries
             .iter_mut()
@@ -73,7 +70,6 @@ impl Map {
 
     /// Sets `key` (in its place when present, else at the end) and returns
     /// the value it replaced.
-    #[inline(never)]
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
         match self.position(&key) {
             Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
@@ -85,7 +81,6 @@ impl Map {
     }
 
     /// Removes `key`, keeping the other keys' order.
-    #[inline(never)]
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let i = self.position(key)?;
         Some(self.entries.remove(i).1)

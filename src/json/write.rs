@@ -40,7 +40,6 @@ impl<'a> ObjectWriter<'a> {
     }
 
     /// Writes `"key": value`.
-    #[inline(never)]
     pub fn field(&mut self, key: &str, value: &dyn ToJson) -> &mut Self {
         self.key(key);
         value.write_json(self.out);
@@ -57,7 +56,6 @@ impl<'a> ObjectWriter<'a> {
 
     /// Writes `"key":` and hands back the text for the value, which the
     /// caller must write next.
-    #[inline(never)]
     pub fn key(&mut self, key: &str) -> &mut String {
         if !self.first {
             self.out.push(',');
@@ -75,7 +73,6 @@ impl<'a> ObjectWriter<'a> {
 }
 
 /// Appends a JSON string literal.
-#[inline(never)]
 pub fn write_str(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
@@ -113,7 +110,6 @@ pub fn write_str(out: &mut String, s: &str) {
 /// finite, and `-0` for negative zero (which `JSON.parse` reads back as
 /// `-0`, so a saved state or a result keeps its sign bit; `JSON.stringify`
 /// would write `0`).
-#[inline(never)]
 fn write_f64(out: &mut String, n: f64) {
     if n == 0.0 && n.is_sign_negative() {
         out.push_str("-0");
