@@ -35,14 +35,19 @@
 //!   output limits.
 //! * [`driver`]: an async driver over a host [`Summarizer`], which never
 //!   holds the compactor borrowed across an `.await`.
+//! * [`mod@json`]: JSON values ([`json::Value`], objects in key order), read
+//!   and written as `JSON.parse` and `JSON.stringify` do, numbers exactly;
+//!   the [`json!`] macro builds them.
 //! * [`json_api`]: every operation of the JS API over JSON text, returning
 //!   JSON envelopes; the wasm exports are one line each over it.
 //!
 //! ## How the pieces call each other
 //!
-//! At the bottom, [`error`] (the one list of [`ErrorCode`]s) and the input
-//! layer (`read.rs`: JSON text with its tolerances, and each field's rule,
-//! written once) depend on nothing else. [`content`] (messages), [`usage`],
+//! At the bottom, [`mod@json`] (the crate's own JSON values, reader and
+//! writer, in place of serde_json) and [`error`] (the one list of
+//! [`ErrorCode`]s) depend on nothing else, and the input layer (`read.rs`:
+//! JSON text with its tolerances, and each field's rule, written once) on
+//! them only. [`content`] (messages), [`usage`],
 //! [`ladder`] and the estimator read through them. [`retention`] and
 //! [`summary_request`] work on messages with the estimator; [`settings`] and
 //! [`options`] read the host's configuration through the same rules.
