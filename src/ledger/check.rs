@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::json::{ObjectWriter, ToJson};
 
+use super::files::fold_case;
 use super::{Ledger, names_path};
 use crate::summary_request::DEFAULT_SUMMARY_PROMPT;
 
@@ -68,7 +69,7 @@ pub fn check_with_prompt(summary: &str, ledger: &Ledger, prompt: &str) -> Summar
         sections: required_sections(prompt)
             .into_iter()
             .map(|name| {
-                let has = headings.contains(&name.to_lowercase());
+                let has = headings.contains(&lowercase(&name));
                 (name, has)
             })
             .collect(),
@@ -102,5 +103,10 @@ fn heading_of(line: &str) -> Option<String> {
     }
     // A trailing colon inside bold (`**Files:**`) is common too.
     text = text.trim_end_matches([':', '：']).trim();
-    (marked && !text.is_empty()).then(|| text.to_lowercase())
+    (marked && !text.is_empty()).then(|| lowercase(text))
+}
+
+/// `text` with [`fold_case`] applied to every char.
+fn lowercase(text: &str) -> String {
+    text.chars().map(fold_case).collect()
 }
