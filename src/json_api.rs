@@ -68,8 +68,6 @@
 //! assert!(chats.usage(1).contains("INVALID_STATE"));
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::json;
 use crate::json::{ObjectWriter, ToJson, Value};
 
@@ -463,12 +461,52 @@ impl ToJson for Step {
 /// (0 is never a handle), so that a freed handle is recognised.
 #[derive(Debug, Default)]
 pub struct Chats {
-    chats: BTreeMap<u32, Compactor>,
+    chats: Slots<Compactor>,
     next: u32,
     /// For a run in flight on a chat in another format than Gemini whose
     /// head will end with copies of the host's messages: those copies, in
     /// the host's format, made while the history was at hand.
-    copies: BTreeMap<u32, Vec<Value>>,
+    copies: Slots<Vec<Value>>,
+}
+
+/// Values by handle, in a `Vec` sorted by handle: a `BTreeMap` per value
+/// type cost the wasm more (issue 13). Handles only grow, so a new chat is
+/// pushed at the end; a lookup is a binary search.
+#[derive(Debug)]
+struct Slots<T>(Vec<(u32, T)>);
+
+impl<T> Default for Slots<T> {
+    fn default() -> Slots<T> {
+        Slots(Vec::new())
+    }
+}
+
+impl<T> Slots<T> {
+    fn find(&self, handle: u32) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&handle, |(h, _)| *h)
+    }
+
+    fn get(&self, handle: u32) -> Option<&T> {
+        let i = self.find(handle).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    fn get_mut(&mut self, handle: u32) -> Option<&mut T> {
+        let i = self.find(handle).ok()?;
+        Some(&mut self.0[i].1)
+    }
+
+    fn insert(&mut self, handle: u32, value: T) {
+        match self.find(handle) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (handle, value)),
+        }
+    }
+
+    fn remove(&mut self, handle: u32) -> Option<T> {
+        let i = self.find(handle).ok()?;
+        Some(self.0.remove(i).1)
+    }
 }
 
 /// What [`Chats::state`] returns.
@@ -496,9 +534,9 @@ impl Chats {
     /// An empty registry.
     pub fn new() -> Chats {
         Chats {
-            chats: BTreeMap::new(),
+            chats: Slots(Vec::new()),
             next: 1,
-            copies: BTreeMap::new(),
+            copies: Slots(Vec::new()),
         }
     }
 
@@ -516,14 +554,14 @@ impl Chats {
 
     fn chat(&self, handle: u32) -> Result<&Compactor, Error> {
         self.chats
-            .get(&handle)
+            .get(handle)
             .ok_or_else(|| missing(handle, self.next))
     }
 
     fn chat_mut(&mut self, handle: u32) -> Result<&mut Compactor, Error> {
         let next = self.next;
         self.chats
-            .get_mut(&handle)
+            .get_mut(handle)
             .ok_or_else(|| missing(handle, next))
     }
 
@@ -553,10 +591,10 @@ impl Chats {
     /// ("this chat was freed"). A request in flight is dropped with it.
     pub fn free(&mut self, handle: u32) -> String {
         let next = self.next;
-        self.copies.remove(&handle);
+        self.copies.remove(handle);
         envelope(
             self.chats
-                .remove(&handle)
+                .remove(handle)
                 .map(|_| Value::Null)
                 .ok_or_else(|| missing(handle, next)),
         )
@@ -713,7 +751,7 @@ impl Chats {
                         }
                     }
                 } else {
-                    self.copies.remove(&handle);
+                    self.copies.remove(handle);
                 }
                 Ok(Step::Summarize { id: id.0, request })
             }
@@ -722,7 +760,7 @@ impl Chats {
 
     /// The `done` step for a run's outcome, with the copies made for it.
     fn done<C>(&mut self, handle: u32, outcome: &CompactionOutcome<C>) -> Result<Step, Error> {
-        let copies = self.copies.remove(&handle);
+        let copies = self.copies.remove(handle);
         let format = self.chat(handle)?.options().format;
         Ok(Step::Done(done_value(outcome, format, copies)?))
     }
