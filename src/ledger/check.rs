@@ -65,14 +65,16 @@ pub fn check(summary: &str, ledger: &Ledger) -> SummaryCheck {
 /// requires none.
 pub fn check_with_prompt(summary: &str, ledger: &Ledger, prompt: &str) -> SummaryCheck {
     let headings: Vec<String> = summary.lines().filter_map(heading_of).collect();
+    // Inserted one by one, not collected: `collect` into a `BTreeMap` sorts
+    // first, which linked a stable sort for `(String, bool)` into the wasm
+    // (issue 13). The map is the same (a repeated name keeps its last value).
+    let mut sections = BTreeMap::new();
+    for name in required_sections(prompt) {
+        let has = headings.contains(&lowercase(&name));
+        sections.insert(name, has);
+    }
     SummaryCheck {
-        sections: required_sections(prompt)
-            .into_iter()
-            .map(|name| {
-                let has = headings.contains(&lowercase(&name));
-                (name, has)
-            })
-            .collect(),
+        sections,
         missing_files: ledger
             .files
             .iter()
