@@ -22,8 +22,11 @@ thread_local! {
     static CHATS: RefCell<Chats> = RefCell::new(Chats::new());
 }
 
-/// Runs `f` on the registry.
-fn chats<F: FnOnce(&mut Chats) -> String>(f: F) -> String {
+/// Runs `f` on the registry. Not generic and not inlined: the registry's
+/// lazy set-up and borrow are then in the wasm once, not in every export
+/// (issue 13).
+#[inline(never)]
+fn chats(f: &mut dyn FnMut(&mut Chats) -> String) -> String {
     CHATS.with(|chats| f(&mut chats.borrow_mut()))
 }
 
@@ -122,31 +125,31 @@ pub fn error_codes() -> String {
 /// `new ChatCompactor(options)`.
 #[wasm_bindgen]
 pub fn chat_create(options: &str) -> String {
-    chats(|c| c.create(options))
+    chats(&mut |c| c.create(options))
 }
 
 /// `ChatCompactor.restore(state)`.
 #[wasm_bindgen]
 pub fn chat_restore(state: &str) -> String {
-    chats(|c| c.restore(state))
+    chats(&mut |c| c.restore(state))
 }
 
 /// `chat.free()`.
 #[wasm_bindgen]
 pub fn chat_free(handle: u32) -> String {
-    chats(|c| c.free(handle))
+    chats(&mut |c| c.free(handle))
 }
 
 /// `chat.save()`.
 #[wasm_bindgen]
 pub fn chat_save(handle: u32) -> String {
-    chats(|c| c.save(handle))
+    chats(&mut |c| c.save(handle))
 }
 
 /// The getters: window, thresholds, lastPromptTokenCount, consecutiveFailures, busy.
 #[wasm_bindgen]
 pub fn chat_state(handle: u32) -> String {
-    chats(|c| c.state(handle))
+    chats(&mut |c| c.state(handle))
 }
 
 /// The reference implementation's names for statuses (`CompressionStatus` aliases).
@@ -164,60 +167,60 @@ pub fn model_limits(model_id: &str) -> String {
 /// `chat.setWindow(window)`.
 #[wasm_bindgen]
 pub fn chat_set_window(handle: u32, window: f64) -> String {
-    chats(|c| c.set_window(handle, window))
+    chats(&mut |c| c.set_window(handle, window))
 }
 
 /// `chat.setWindow(window, maxOutputTokens)`: both at once; NaN for
 /// `max_output_tokens` clears the model's limit (JS passes `null` as NaN).
 #[wasm_bindgen]
 pub fn chat_set_model_limits(handle: u32, window: f64, max_output_tokens: f64) -> String {
-    chats(|c| c.set_model_limits(handle, window, max_output_tokens))
+    chats(&mut |c| c.set_model_limits(handle, window, max_output_tokens))
 }
 
 /// `chat.reportUsage(usage)`.
 #[wasm_bindgen]
 pub fn chat_report_usage(handle: u32, usage: &str) -> String {
-    chats(|c| c.report_usage(handle, usage))
+    chats(&mut |c| c.report_usage(handle, usage))
 }
 
 /// `chat.usage()`.
 #[wasm_bindgen]
 pub fn chat_usage(handle: u32) -> String {
-    chats(|c| c.usage(handle))
+    chats(&mut |c| c.usage(handle))
 }
 
 /// Whether `beforeSend` must serialize the history.
 #[wasm_bindgen]
 pub fn chat_needs_history(handle: u32, user_message: &str) -> String {
-    chats(|c| c.needs_history(handle, user_message))
+    chats(&mut |c| c.needs_history(handle, user_message))
 }
 
 /// `chat.beforeSend`: the first step.
 #[wasm_bindgen]
 pub fn chat_before_send(handle: u32, history: &str, user_message: &str) -> String {
-    chats(|c| c.before_send(handle, history, user_message))
+    chats(&mut |c| c.before_send(handle, history, user_message))
 }
 
 /// `chat.compact`: the first step (`focus` "" = none).
 #[wasm_bindgen]
 pub fn chat_compact(handle: u32, history: &str, focus: &str) -> String {
-    chats(|c| c.compact(handle, history, focus))
+    chats(&mut |c| c.compact(handle, history, focus))
 }
 
 /// The callback's answer, as JSON: the next step.
 #[wasm_bindgen]
 pub fn chat_answer(handle: u32, id: f64, answer: &str) -> String {
-    chats(|c| c.answer(handle, id, answer))
+    chats(&mut |c| c.answer(handle, id, answer))
 }
 
 /// The callback threw or rejected with `message`: the next step.
 #[wasm_bindgen]
 pub fn chat_fail(handle: u32, id: f64, message: &str) -> String {
-    chats(|c| c.fail(handle, id, message))
+    chats(&mut |c| c.fail(handle, id, message))
 }
 
 /// The host aborted the run: the next step.
 #[wasm_bindgen]
 pub fn chat_abort(handle: u32, id: f64) -> String {
-    chats(|c| c.abort(handle, id))
+    chats(&mut |c| c.abort(handle, id))
 }
