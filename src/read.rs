@@ -54,6 +54,19 @@ pub fn describe(value: &Value) -> String {
     }
 }
 
+/// `items` joined with `sep`, as `[..].join(sep)`: one non-generic copy in
+/// the wasm instead of std's per slice type (issue 13).
+pub(crate) fn join(items: &mut dyn Iterator<Item = &str>, sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(item);
+    }
+    out
+}
+
 /// The largest count this library holds: 2^53 − 1
 /// (`Number.MAX_SAFE_INTEGER`), the largest whole number a JS number holds
 /// exactly.
@@ -210,7 +223,7 @@ impl<'a> Fields<'a> {
             Some(key) => Err(self.error(format!(
                 "{}: unknown field {key:?}; expected one of {}",
                 self.path,
-                known.join(", ")
+                join(&mut known.iter().copied(), ", ")
             ))),
             None => Ok(()),
         }
@@ -308,11 +321,10 @@ impl<'a> Fields<'a> {
         match choices.iter().copied().find(|c| name(*c) == text) {
             Some(choice) => Ok(Some(choice)),
             None => {
-                let names: Vec<&str> = choices.iter().map(|c| name(*c)).collect();
+                let names = join(&mut choices.iter().map(|c| name(*c)), ", ");
                 Err(self.error(format!(
-                    "{}.{key} must be one of {}, got {text:?}",
+                    "{}.{key} must be one of {names}, got {text:?}",
                     self.path,
-                    names.join(", ")
                 )))
             }
         }

@@ -122,7 +122,10 @@ impl Format {
                     .collect();
                 Error::new(
                     ErrorCode::InvalidArgument,
-                    format!("format must be one of {}, got {name:?}", names.join(", ")),
+                    format!(
+                        "format must be one of {}, got {name:?}",
+                        crate::read::join(&mut names.iter().map(String::as_str), ", ")
+                    ),
                 )
             })
     }
@@ -612,7 +615,7 @@ fn unknown_part(block: &Value) -> Part {
 
 /// Texts joined for a tool output the model reads as one text.
 fn join_texts(texts: &[String]) -> String {
-    texts.join("\n")
+    crate::read::join(&mut texts.iter().map(String::as_str), "\n")
 }
 
 // ---- reading helpers ------------------------------------------------------
@@ -702,7 +705,8 @@ fn observed_part(map: &Map) -> String {
         Some(t) => format!("has type {t:?}"),
         None => {
             let keys: Vec<String> = map.keys().take(3).map(|k| format!("{k:?}")).collect();
-            format!("has {} and no \"type\"", keys.join(", "))
+            let keys = crate::read::join(&mut keys.iter().map(String::as_str), ", ");
+            format!("has {keys} and no \"type\"")
         }
     }
 }

@@ -632,7 +632,7 @@ fn user_words(message: &Content) -> Option<String> {
     if message.role != "user" || message.is_tool_result() || is_compaction_message(message) {
         return None;
     }
-    let text = texts(message).collect::<Vec<_>>().join("\n");
+    let text = crate::read::join(&mut texts(message), "\n");
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_string())
 }
