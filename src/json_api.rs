@@ -90,11 +90,15 @@ use crate::tips::{self, TipContext};
 /// The envelope for a result, written straight to text (a summary request
 /// holds the whole summarized history: no intermediate value).
 fn envelope<T: ToJson>(result: Result<T, Error>) -> String {
-    write_envelope(result.as_ref().map(|value| value as &dyn ToJson))
+    write_envelope(
+        result
+            .as_ref()
+            .map(|value| value as &dyn crate::json::WriteJson),
+    )
 }
 
 /// `{"ok": value}` or `{"error": {"code", "message"}}`.
-fn write_envelope(result: Result<&dyn ToJson, &Error>) -> String {
+fn write_envelope(result: Result<&dyn crate::json::WriteJson, &Error>) -> String {
     let mut out = String::new();
     let mut o = ObjectWriter::new(&mut out);
     match result {

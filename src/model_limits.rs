@@ -153,8 +153,18 @@ impl ToJson for ModelLimits {
         o.field("window", &self.window)
             .field("maxOutputTokens", &self.max_output_tokens)
             .field("known", &self.known)
-            .optional("family", self.family.as_ref().map(|f| f as &dyn ToJson))
-            .optional("warning", self.warning.as_ref().map(|w| w as &dyn ToJson));
+            .optional(
+                "family",
+                self.family
+                    .as_ref()
+                    .map(|f| f as &dyn crate::json::WriteJson),
+            )
+            .optional(
+                "warning",
+                self.warning
+                    .as_ref()
+                    .map(|w| w as &dyn crate::json::WriteJson),
+            );
         o.end();
     }
 }

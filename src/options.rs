@@ -83,7 +83,9 @@ impl FitOptions {
     pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
         o.optional(
             "maxOutputTokens",
-            self.max_output_tokens.as_ref().map(|n| n as &dyn ToJson),
+            self.max_output_tokens
+                .as_ref()
+                .map(|n| n as &dyn crate::json::WriteJson),
         );
         if self.clear_tool_outputs {
             o.field("clearToolOutputs", &true);

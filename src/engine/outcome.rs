@@ -720,8 +720,11 @@ impl<C> ToJson for CompactionOutcome<C> {
         };
         let cause = o.key("cause");
         let mut c = ObjectWriter::new(cause);
-        c.optional("code", code.as_ref().map(|c| c as &dyn ToJson))
-            .field("message", &message);
+        c.optional(
+            "code",
+            code.as_ref().map(|c| c as &dyn crate::json::WriteJson),
+        )
+        .field("message", &message);
         c.end();
         o.end();
     }

@@ -34,7 +34,7 @@ mod write;
 pub use number::{number_to_string, write_number};
 pub use parse::{ParseError, RECURSION_LIMIT, from_str, from_str_nested};
 pub use value::{Map, Value, ValueIndex};
-pub use write::{ObjectWriter, ToJson, write_str};
+pub use write::{ObjectWriter, ToJson, WriteJson, write_str};
 
 /// A value as compact JSON text.
 pub fn to_string<T: ToJson + ?Sized>(value: &T) -> String {

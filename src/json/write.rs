@@ -25,6 +25,22 @@ pub trait ToJson {
     }
 }
 
+/// The object-safe half of [`ToJson`], implemented for every `ToJson`
+/// type: what [`ObjectWriter`] takes as `&dyn WriteJson`. The vtable of a
+/// `&dyn ToJson` holds `to_json` too, which linked a `to_json` into the wasm
+/// for every type written as a field (issue 13); this one holds the writer
+/// alone.
+pub trait WriteJson {
+    /// Appends this value's JSON text to `out` ([`ToJson::write_json`]).
+    fn write_to(&self, out: &mut String);
+}
+
+impl<T: ToJson + ?Sized> WriteJson for T {
+    fn write_to(&self, out: &mut String) {
+        self.write_json(out);
+    }
+}
+
 /// Writes a JSON object field by field: `{`, then each
 /// [`field`](ObjectWriter::field), then `}` at [`end`](ObjectWriter::end).
 pub struct ObjectWriter<'a> {
@@ -40,14 +56,14 @@ impl<'a> ObjectWriter<'a> {
     }
 
     /// Writes `"key": value`.
-    pub fn field(&mut self, key: &str, value: &dyn ToJson) -> &mut Self {
+    pub fn field(&mut self, key: &str, value: &dyn WriteJson) -> &mut Self {
         self.key(key);
-        value.write_json(self.out);
+        value.write_to(self.out);
         self
     }
 
     /// Writes `"key": value` when there is a value; nothing for `None`.
-    pub fn optional(&mut self, key: &str, value: Option<&dyn ToJson>) -> &mut Self {
+    pub fn optional(&mut self, key: &str, value: Option<&dyn WriteJson>) -> &mut Self {
         if let Some(value) = value {
             self.field(key, value);
         }

@@ -150,7 +150,9 @@ impl ToJson for LedgerOptions {
         }
         o.optional(
             "userWordsBudget",
-            self.user_words_budget.as_ref().map(|b| b as &dyn ToJson),
+            self.user_words_budget
+                .as_ref()
+                .map(|b| b as &dyn crate::json::WriteJson),
         );
         o.end();
     }
