@@ -255,11 +255,13 @@ impl Content {
             }
         };
         let parts = match map.remove("parts") {
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| Part::from_value(item, &format!("{path}.parts[{i}]")))
-                .collect::<Result<Vec<_>, _>>()?,
+            Some(Value::Array(items)) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    parts.push(Part::from_value(item, &format!("{path}.parts[{i}]"))?);
+                }
+                parts
+            }
             // A message without parts is legal in the Gemini shape and counts 0.
             None | Some(Value::Null) => Vec::new(),
             Some(other) => {
@@ -280,11 +282,11 @@ impl Content {
                 describe(&value)
             )));
         };
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| Content::from_value(item, &format!("{path}[{i}]")))
-            .collect()
+        let mut contents = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            contents.push(Content::from_value(item, &format!("{path}[{i}]"))?);
+        }
+        Ok(contents)
     }
 
     /// Whether the model said this (`"model"`, or `"assistant"`).

@@ -194,21 +194,23 @@ fn host_copies(
             "history must be an array of messages",
         ));
     };
-    copies
-        .iter()
-        .zip(sources)
-        .map(|(copy, &i)| {
-            items
-                .get(i)
-                .map(|original| host_copy(format, original, copy, history.contents.get(i), options))
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::InvalidState,
-                        format!("history[{i}] is gone: the history changed during the check"),
-                    )
-                })
-        })
-        .collect()
+    let mut made = Vec::with_capacity(copies.len());
+    for (copy, &i) in copies.iter().zip(sources) {
+        let Some(original) = items.get(i) else {
+            return Err(Error::new(
+                ErrorCode::InvalidState,
+                format!("history[{i}] is gone: the history changed during the check"),
+            ));
+        };
+        made.push(host_copy(
+            format,
+            original,
+            copy,
+            history.contents.get(i),
+            options,
+        ));
+    }
+    Ok(made)
 }
 
 /// A result as the JS layer gets it: the outcome, its `head` in the host's
@@ -225,10 +227,10 @@ fn done_value<C>(
     }
     if let (Some(head), Value::Object(map)) = (outcome.head(), &mut value) {
         let copied = outcome.copied_from().len().min(head.len());
-        let mut written = head[..head.len() - copied]
-            .iter()
-            .map(|c| format.write(c))
-            .collect::<Result<Vec<Value>, Error>>()?;
+        let mut written = Vec::with_capacity(head.len());
+        for c in &head[..head.len() - copied] {
+            written.push(format.write(c)?);
+        }
         match copies {
             Some(copies) if copies.len() == copied => written.extend(copies),
             _ if copied == 0 => {}

@@ -106,18 +106,18 @@ fn texts(map: &Map, path: &str) -> Result<Vec<String>, Error> {
     match map.get("content") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![s.clone()]),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
+        Some(Value::Array(items)) => {
+            let mut texts = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
                 let item_path = format!("{path}.content[{i}]");
                 let part = object(item, &item_path, "a content part { type, ... }")?;
                 match part_type(part, &item_path)? {
-                    "text" => Ok(string(part, "text", &item_path)?.to_string()),
-                    _ => Err(foreign_part(part, &item_path, "a text part")),
+                    "text" => texts.push(string(part, "text", &item_path)?.to_string()),
+                    _ => return Err(foreign_part(part, &item_path, "a text part")),
                 }
-            })
-            .collect(),
+            }
+            Ok(texts)
+        }
         Some(other) => Err(invalid(format!(
             "{path}.content must be a string or an array of content parts, got {}",
             describe(other)
@@ -130,51 +130,52 @@ fn user_content(map: &Map, path: &str) -> Result<Vec<Part>, Error> {
         Some(Value::Array(items)) => items,
         _ => return text_content(map, path, true),
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let item_path = format!("{path}.content[{i}]");
-            let part = object(item, &item_path, "a content part { type, ... }")?;
-            match part_type(part, &item_path)? {
-                "text" => Ok(text_part(string(part, "text", &item_path)?)),
-                "image_url" => {
-                    let image = object_field(part, "image_url", &item_path)?;
-                    let url = string(image, "url", &format!("{item_path}.image_url"))?;
-                    url_media(url, "image/unknown")
-                }
-                "input_audio" => {
-                    let audio = object_field(part, "input_audio", &item_path)?;
-                    let mime = match audio.get("format").and_then(Value::as_str) {
-                        Some("mp3") => "audio/mpeg",
-                        Some("wav") => "audio/wav",
-                        _ => "audio/unknown",
-                    };
-                    inline_media(mime)
-                }
-                "file" => {
-                    let file = object_field(part, "file", &item_path)?;
-                    let file_path = format!("{item_path}.file");
-                    let by_name = mime_from_name(opt_string(file, "filename", &file_path)?);
-                    match (
-                        opt_string(file, "file_data", &file_path)?,
-                        opt_string(file, "file_id", &file_path)?,
-                    ) {
-                        (Some(data), _) => inline_media(data_url_mime(data).unwrap_or(by_name)),
-                        (None, Some(id)) => file_media(by_name, id),
-                        (None, None) => Err(invalid(format!(
-                            "{file_path} must have file_data or file_id"
-                        ))),
-                    }
-                }
-                _ => Err(foreign_part(
-                    part,
-                    &item_path,
-                    "a text, image_url, input_audio or file part",
-                )),
+    let read = |i: usize, item: &Value| -> Result<Part, Error> {
+        let item_path = format!("{path}.content[{i}]");
+        let part = object(item, &item_path, "a content part { type, ... }")?;
+        match part_type(part, &item_path)? {
+            "text" => Ok(text_part(string(part, "text", &item_path)?)),
+            "image_url" => {
+                let image = object_field(part, "image_url", &item_path)?;
+                let url = string(image, "url", &format!("{item_path}.image_url"))?;
+                url_media(url, "image/unknown")
             }
-        })
-        .collect()
+            "input_audio" => {
+                let audio = object_field(part, "input_audio", &item_path)?;
+                let mime = match audio.get("format").and_then(Value::as_str) {
+                    Some("mp3") => "audio/mpeg",
+                    Some("wav") => "audio/wav",
+                    _ => "audio/unknown",
+                };
+                inline_media(mime)
+            }
+            "file" => {
+                let file = object_field(part, "file", &item_path)?;
+                let file_path = format!("{item_path}.file");
+                let by_name = mime_from_name(opt_string(file, "filename", &file_path)?);
+                match (
+                    opt_string(file, "file_data", &file_path)?,
+                    opt_string(file, "file_id", &file_path)?,
+                ) {
+                    (Some(data), _) => inline_media(data_url_mime(data).unwrap_or(by_name)),
+                    (None, Some(id)) => file_media(by_name, id),
+                    (None, None) => Err(invalid(format!(
+                        "{file_path} must have file_data or file_id"
+                    ))),
+                }
+            }
+            _ => Err(foreign_part(
+                part,
+                &item_path,
+                "a text, image_url, input_audio or file part",
+            )),
+        }
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        parts.push(read(i, item)?);
+    }
+    Ok(parts)
 }
 
 fn assistant(map: &Map, path: &str) -> Result<ReadMessage, Error> {

@@ -217,13 +217,16 @@ impl LedgerOptions {
         let names = |key: &str| -> Result<Vec<String>, Error> {
             match fields.get(key) {
                 None => Ok(Vec::new()),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|item| match item {
-                        Value::String(s) => Ok(s.clone()),
-                        other => Err(fields.bad(key, other, "an array of strings")),
-                    })
-                    .collect(),
+                Some(Value::Array(items)) => {
+                    let mut names = Vec::with_capacity(items.len());
+                    for item in items {
+                        match item {
+                            Value::String(s) => names.push(s.clone()),
+                            other => return Err(fields.bad(key, other, "an array of strings")),
+                        }
+                    }
+                    Ok(names)
+                }
                 Some(other) => Err(fields.bad(key, other, "an array of strings")),
             }
         };
