@@ -382,7 +382,7 @@ pub fn slim_json(
 
 /// Calls `f` on every string value of a host's message JSON that a
 /// slimming may cut (keys, and values under [`UNCUT_KEYS`], excepted).
-fn json_strings(value: &mut Value, key: Option<&str>, f: &mut impl FnMut(&mut String)) {
+fn json_strings(value: &mut Value, key: Option<&str>, f: &mut dyn FnMut(&mut String)) {
     if key.is_some_and(|k| UNCUT_KEYS.contains(&k)) {
         return;
     }
