@@ -92,23 +92,23 @@ macro_rules! json_internal {
 
     (@object $map:ident) => {};
     (@object $map:ident $key:tt : null $(, $($rest:tt)*)?) => {
-        $map.insert(::std::string::String::from($key), $crate::json::Value::Null);
+        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json::Value::Null);
         $( $crate::json_internal!(@object $map $($rest)*); )?
     };
     (@object $map:ident $key:tt : [$($array:tt)*] $(, $($rest:tt)*)?) => {
-        $map.insert(::std::string::String::from($key), $crate::json_internal!([$($array)*]));
+        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json_internal!([$($array)*]));
         $( $crate::json_internal!(@object $map $($rest)*); )?
     };
     (@object $map:ident $key:tt : {$($inner:tt)*} $(, $($rest:tt)*)?) => {
-        $map.insert(::std::string::String::from($key), $crate::json_internal!({$($inner)*}));
+        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json_internal!({$($inner)*}));
         $( $crate::json_internal!(@object $map $($rest)*); )?
     };
     (@object $map:ident $key:tt : $value:expr , $($rest:tt)*) => {
-        $map.insert(::std::string::String::from($key), $crate::json::to_value(&$value));
+        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json::to_value(&$value));
         $crate::json_internal!(@object $map $($rest)*);
     };
     (@object $map:ident $key:tt : $value:expr) => {
-        $map.insert(::std::string::String::from($key), $crate::json::to_value(&$value));
+        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json::to_value(&$value));
     };
 
     (null) => { $crate::json::Value::Null };

@@ -80,6 +80,15 @@ impl Map {
         }
     }
 
+    /// [`Map::insert`] with the key copied: what [`json!`](crate::json!)
+    /// calls for each field, one copy of the key's allocation in the wasm
+    /// rather than one per field written (issue 13).
+    #[doc(hidden)]
+    #[inline(never)]
+    pub fn insert_key(&mut self, key: &str, value: Value) {
+        self.insert(key.to_string(), value);
+    }
+
     /// Removes `key`, keeping the other keys' order.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let i = self.position(key)?;
