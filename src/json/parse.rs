@@ -7,7 +7,7 @@
 //! overflow. Errors say what was wrong and where (`expected value at line 1
 //! column 7`).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use super::number::parse_decimal;
@@ -430,7 +430,7 @@ fn dedupe(entries: Vec<(String, Value)>) -> Map {
         map.extend(entries);
         return map;
     }
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
     let places: Vec<usize> = entries
         .iter()
         .enumerate()
