@@ -6,8 +6,8 @@
 //
 // The JS layer (src/wasm/js/api.js) stringifies the history, the
 // wasm-bindgen glue copies that string into the wasm's memory as UTF-8,
-// the core parses it (src/read.rs `parse_json`: a pre-pass for depth and
-// lone surrogates, then serde_json into a value tree), reads it into its
+// the core parses it (src/read.rs `parse_json`: the crate's own reader,
+// src/json/, into a value tree), reads it into its
 // content model (src/format/, `Format::read`), and estimates it (the part
 // walk and the scan, src/estimate/). Each step is timed as the difference
 // of two calls that stop at successive steps, in the same round (paired,
@@ -135,7 +135,7 @@ const total = median(times.beforeSend);
 const steps = [
   ["JSON.stringify of the history (JS layer)", median(times.stringify)],
   ["copy of the JSON into wasm memory (glue; flattens it first)", diff("toCopy", "stringify")],
-  ["parse: pre-pass + serde_json value tree", diff("toParse", "toCopy")],
+  ["parse: the crate's JSON reader into a value tree", diff("toParse", "toCopy")],
   ["read into the content model (format reader)", diff("toRead", "toParse")],
   ["estimate: part walk + scan", diff("estimate", "toRead")],
   ["the chat's own work (beforeSend − estimateContentTokens)", diff("beforeSend", "estimate")],

@@ -443,6 +443,9 @@ pub enum Step {
     /// The compaction is over: the result (see the module docs), its
     /// `head` in the chat's format.
     Done(Value),
+    /// `{"needHistory": true}`: [`Chats::before_send`] was called without
+    /// the history (`""`) and the check needs it; call again with it.
+    NeedHistory,
 }
 
 /// `{"summarize": {"id", "request"}}` or `{"done": result}`.
@@ -457,6 +460,9 @@ impl ToJson for Step {
             }
             Step::Done(result) => {
                 o.field("done", result);
+            }
+            Step::NeedHistory => {
+                o.field("needHistory", &true);
             }
         }
         o.end();
@@ -670,19 +676,30 @@ impl Chats {
     }
 
     /// The check before sending `user_message`: a [`Step`]. The history is
-    /// only parsed when the check needs it.
+    /// only parsed when the check needs it. `history` `""` means "not
+    /// serialized yet": when the check needs it the answer is
+    /// [`Step::NeedHistory`] and the caller sends it again with the history (the
+    /// JS layer's ordinary turn is then one call that reads only the new
+    /// message).
     pub fn before_send(&mut self, handle: u32, history: &str, user_message: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let format = chat.options().format;
             let user_message = message(user_message, "userMessage", format)?;
-            check_array(history, "history")?;
-            let read = if chat.needs_history(&user_message) {
+            let needed = chat.needs_history(&user_message);
+            if history.is_empty() && needed {
+                return Ok(Step::NeedHistory);
+            }
+            if !history.is_empty() {
+                check_array(history, "history")?;
+            }
+            let read = if needed {
                 messages(history, "history", format)?
             } else {
                 History::default()
             };
             let decision = chat.poll_before_send_history(&read, &user_message)?;
+            let history = if history.is_empty() { "[]" } else { history };
             self.step(handle, decision, history, &read)
         })())
     }

@@ -147,6 +147,17 @@ fn estimate(format: Format, history: &[Value]) -> f64 {
     .unwrap()
 }
 
+/// A COMPRESSED result's `pinned`: the indices of the host's messages kept
+/// first, verbatim.
+fn pinned_of(result: &Value) -> Vec<usize> {
+    result["pinned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_u64().unwrap() as usize)
+        .collect()
+}
+
 #[test]
 fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
     for format in Format::ALL {
@@ -174,12 +185,7 @@ fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
             if result["status"] == 1 {
                 compactions += 1;
                 let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
-                let pinned: Vec<usize> = result["pinned"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|i| i.as_u64().unwrap() as usize)
-                    .collect();
+                let pinned = pinned_of(result);
                 let head = result["head"].as_array().unwrap().clone();
                 let expected_pinned: Vec<usize> = if system(format).is_some() {
                     vec![0]
@@ -530,12 +536,7 @@ fn slimmed_copies_come_back_in_the_host_format() {
         assert_eq!(result["status"], 1, "{format}: {result}");
         let head = result["head"].as_array().unwrap();
         let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
-        let pinned: Vec<usize> = result["pinned"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i.as_u64().unwrap() as usize)
-            .collect();
+        let pinned = pinned_of(&result);
         let mut new_history: Vec<Value> = pinned.iter().map(|&i| history[i].clone()).collect();
         new_history.extend(head.iter().cloned());
         new_history.extend(history[kept_from..].iter().cloned());

@@ -567,6 +567,44 @@ fn state_save_restore_and_usage() {
 }
 
 #[test]
+fn before_send_without_the_history_asks_for_it_only_when_it_needs_it() {
+    let mut chats = Chats::new();
+    // An ordinary turn (usage reported, far below auto): one call that
+    // never reads a history, and the same NOOP as with one.
+    let handle = chat_at(&mut chats, 1_000);
+    let without = ok(chats.before_send(handle, "", USER_MESSAGE));
+    assert_eq!(without["done"]["status"], 5, "{without}");
+    let with = ok(chats.before_send(handle, "[]", USER_MESSAGE));
+    assert_eq!(without, with);
+    // A resumed session (no usage yet): the history is needed, nothing
+    // changes until it comes.
+    let created = ok(chats.create(r#"{"window":200000}"#));
+    let resumed = created["handle"].as_u64().unwrap() as u32;
+    let state = ok(chats.state(resumed));
+    assert_eq!(
+        ok(chats.before_send(resumed, "", USER_MESSAGE)),
+        json!({ "needHistory": true })
+    );
+    assert_eq!(ok(chats.state(resumed)), state);
+    let history = format!("[{USER_MESSAGE}]");
+    assert_eq!(
+        ok(chats.before_send(resumed, &history, USER_MESSAGE))["done"]["status"],
+        5
+    );
+    // At auto too, and a bad message is still its own error.
+    let due = chat_at(&mut chats, 170_000);
+    assert_eq!(
+        ok(chats.before_send(due, "", USER_MESSAGE)),
+        json!({ "needHistory": true })
+    );
+    assert_err(
+        chats.before_send(due, "", "{}"),
+        "INVALID_CONTENT",
+        "userMessage.role is missing",
+    );
+}
+
+#[test]
 fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
     let mut chats = Chats::new();
     let handle = chat_at(&mut chats, 170_000);

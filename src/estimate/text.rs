@@ -156,19 +156,12 @@ impl SelectedEstimator {
     }
 }
 
-/// Length of a string in UTF-16 code units: JavaScript's `string.length`.
-pub fn utf16_len(text: &str) -> usize {
-    // Every char is one unit except those outside the BMP (4 UTF-8 bytes),
-    // which are a surrogate pair.
-    text.chars().map(char::len_utf16).sum()
-}
+/// Length of a string in UTF-16 code units: JavaScript's `string.length`
+/// (in the scanner's crate, built for speed).
+pub use compaction_scan::utf16_len;
 
 /// UTF-16 length of the JSON text of an object, as `JSON.stringify` gives
 /// it.
 pub fn json_utf16_len(map: &Map) -> usize {
-    let text = crate::json::to_string(map);
-    // Count UTF-8 lead bytes; a 4-byte lead is a surrogate pair.
-    text.bytes()
-        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
-        .sum()
+    utf16_len(&crate::json::to_string(map))
 }

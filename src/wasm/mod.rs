@@ -189,13 +189,8 @@ pub fn chat_usage(handle: u32) -> String {
     chats(&mut |c| c.usage(handle))
 }
 
-/// Whether `beforeSend` must serialize the history.
-#[wasm_bindgen]
-pub fn chat_needs_history(handle: u32, user_message: &str) -> String {
-    chats(&mut |c| c.needs_history(handle, user_message))
-}
-
-/// `chat.beforeSend`: the first step.
+/// `chat.beforeSend`: the first step (`history` "" = not serialized yet:
+/// `{"needHistory":true}` when the check needs it).
 #[wasm_bindgen]
 pub fn chat_before_send(handle: u32, history: &str, user_message: &str) -> String {
     chats(&mut |c| c.before_send(handle, history, user_message))

@@ -5,6 +5,7 @@ use super::features::Feature;
 
 /// The kind of a character as far as run boundaries go.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub(super) enum Class {
     /// Before the first character.
     #[default]
@@ -19,6 +20,25 @@ pub(super) enum Class {
     /// Han, kana and Hangul.
     Cjk,
     Emoji,
+}
+
+/// How many classes there are.
+pub(super) const CLASSES: usize = Class::ALL.len();
+// `ALL` lists every class: the last one's value is the last index.
+const _: () = assert!(Class::Emoji as usize + 1 == CLASSES);
+
+impl Class {
+    /// Every class, in the order of their values.
+    pub(super) const ALL: [Class; 8] = [
+        Class::Start,
+        Class::Letter,
+        Class::Digit,
+        Class::Space,
+        Class::Newline,
+        Class::Punct,
+        Class::Cjk,
+        Class::Emoji,
+    ];
 }
 
 /// What the scanner asks about an ASCII character, one bit each.

@@ -5,13 +5,17 @@
 //! are (`scripts/size`, `scripts/bench`).
 //!
 //! `features.rs` lists the counts once; `classes.rs` holds the character
-//! classes; `scan.rs` is the scanner. compaction-core re-exports all three
-//! under `compaction_core::calibrated`; the weights and the weighing stay
-//! there.
+//! classes; `scan.rs` is the scanner; `utf16.rs` counts a text's UTF-16
+//! length, the spec's rule's one pass. compaction-core re-exports the
+//! scanner and its counts under `compaction_core::calibrated` (the weights
+//! and the weighing stay there) and `utf16_len` under
+//! `compaction_core::estimate`.
 
 mod classes;
 pub mod features;
 mod scan;
+mod utf16;
 
 pub use features::{FEATURE_COUNT, FEATURE_NAMES, FamilyWeights, Feature, TextFeatures};
 pub use scan::scan;
+pub use utf16::utf16_len;

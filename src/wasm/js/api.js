@@ -20,6 +20,9 @@ import { STATUS_ALIASES, STATUSES } from "./statuses.js";
 const ERROR_NAME = "CompactionError";
 const BUSY_MESSAGE = "the chat is in use by another call; wait for it to finish";
 const FREED_MESSAGE = "this chat was freed";
+// What chat_before_send answers when it was asked without the history and
+// needs it (json_api's Step::NeedHistory), compared as the exact text.
+const NEED_HISTORY = '{"ok":{"needHistory":true}}';
 
 /** A real `Error` named `CompactionError` with `.code` (and `.cause` when given). */
 function compactionError(code, message, cause) {
@@ -420,12 +423,16 @@ export class ChatCompactor {
     const callback = summarizer(summarize);
     const signal = abortSignal(options);
     this.#idle();
-    // On an ordinary turn the check needs only the new message: do not
-    // serialize a long history that will not be read.
-    const needed = unwrap(wasm.chat_needs_history(handle, message));
-    const snapshot = needed ? copy(history) : [];
-    const list = needed ? historyJson(snapshot, "history") : "[]";
-    return this.#drive(handle, wasm.chat_before_send(handle, list, message), history, snapshot, callback, signal);
+    // On an ordinary turn the check needs only the new message: ask without
+    // the history (""), and serialize a long one only when the core says
+    // it needs it (a resumed session, or compaction due).
+    let snapshot = [];
+    let first = wasm.chat_before_send(handle, "", message);
+    if (first === NEED_HISTORY) {
+      snapshot = copy(history);
+      first = wasm.chat_before_send(handle, historyJson(snapshot, "history"), message);
+    }
+    return this.#drive(handle, first, history, snapshot, callback, signal);
   }
 
   /** Manual compaction (`/compact`): forced, whatever the size and the breaker. */
