@@ -187,3 +187,30 @@ test("estimate options: the quick read of plain objects agrees with the strict o
   throwsCode(() => cc.estimateTextTokens(text, { imageTokenEstimate: NaN }), "INVALID_ARGUMENT", /imageTokenEstimate/);
   throwsCode(() => cc.estimateTextTokens(text, { imageTokenEstimate: 0.5 }), "INVALID_ARGUMENT", /imageTokenEstimate/);
 });
+
+test("every string reaches the wasm whole, short or long, ASCII or not (scripts/patch-glue.mjs)", () => {
+  // The glue copies strings of up to 64 chars with its own loop and longer
+  // ones with TextEncoder.encodeInto; the spec's rule counts UTF-16 units,
+  // so a lost, doubled or mangled char shows in the count. A lone surrogate
+  // arrives as U+FFFD, still one unit.
+  const kinds = {
+    ascii: "a",
+    accented: "é",
+    cjk: "日",
+    emoji: "🙂",
+    lone: "\ud800",
+  };
+  for (const [kind, c] of Object.entries(kinds)) {
+    for (const length of [0, 1, 63, 64, 65, 1_000, 100_003]) {
+      for (const at of [0, Math.floor(length / 2), length - 1]) {
+        if (at < 0) continue;
+        const text = "x".repeat(at) + c + "y".repeat(Math.max(0, length - at - 1));
+        assert.equal(
+          cc.estimateTextTokens(text, { estimator: "reference" }),
+          Math.ceil(text.length / 4),
+          `${kind} at ${at} of ${length}`,
+        );
+      }
+    }
+  }
+});
