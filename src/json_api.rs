@@ -285,9 +285,35 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
 /// parsing an envelope. On NaN the JS layer calls [`estimate_text_tokens`]
 /// for the error.
 pub fn estimate_text_number(text: &str, options: &str) -> f64 {
-    match estimate_options(options) {
-        Ok((options, _)) => estimate::estimate_text_tokens(text, &options) as f64,
-        Err(_) => f64::NAN,
+    TextOptionsCache::default().estimate(text, options)
+}
+
+/// The options text of the last [`estimate_text_number`] call, parsed: a
+/// host that estimates many texts with the same options (a page counting
+/// every message) has them parsed once, not once per text. The wasm layer
+/// keeps one.
+#[derive(Debug, Default)]
+pub struct TextOptionsCache {
+    /// The options text and what it reads as (`None`: invalid).
+    last: Option<(String, Option<EstimateOptions>)>,
+}
+
+impl TextOptionsCache {
+    /// [`estimate_text_number`], reading `options` only when it is not the
+    /// text of the last call.
+    pub fn estimate(&mut self, text: &str, options: &str) -> f64 {
+        let parsed = match &self.last {
+            Some((last, parsed)) if last == options => *parsed,
+            _ => {
+                let parsed = estimate_options(options).ok().map(|(options, _)| options);
+                self.last = Some((options.to_string(), parsed));
+                parsed
+            }
+        };
+        match parsed {
+            Some(options) => estimate::estimate_text_tokens(text, &options) as f64,
+            None => f64::NAN,
+        }
     }
 }
 

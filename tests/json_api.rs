@@ -168,6 +168,28 @@ fn stateless_functions_answer_in_envelopes() {
             );
         }
     }
+    // One cache across calls whose options change, come back, and turn
+    // invalid and valid again: every call as if uncached.
+    let mut cache = json_api::TextOptionsCache::default();
+    for options in [
+        "",
+        r#"{"estimator":"calibrated","tokenizer":"o200k"}"#,
+        r#"{"estimator":"calibrated","tokenizer":"o200k"}"#,
+        r#"{"estimator":"tiktoken"}"#,
+        r#"{"estimator":"tiktoken"}"#,
+        r#"{"estimator":"calibrated","tokenizer":"o200k"}"#,
+        r#"{"estimator":"conservative","tokenizer":"claude"}"#,
+        "",
+    ] {
+        for text in ["hello world", "日本語のテキスト", ""] {
+            let cached = cache.estimate(text, options);
+            let fresh = json_api::estimate_text_number(text, options);
+            assert!(
+                cached == fresh || (cached.is_nan() && fresh.is_nan()),
+                "{text:?} with {options:?}: {cached} vs {fresh}"
+            );
+        }
+    }
     for options in [r#"{"estimator":"tiktoken"}"#, r#"{"foo":1}"#, "[", "3"] {
         assert!(json_api::estimate_text_number("x", options).is_nan());
         assert!(json_api::estimate_text_tokens("x", options).starts_with(r#"{"error""#));

@@ -14,12 +14,14 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-use crate::json_api::{self, Chats};
+use crate::json_api::{self, Chats, TextOptionsCache};
 
 thread_local! {
     /// Every chat of this module instance. Wasm is single-threaded and never
-    /// re-entered (it calls no JS), so the borrow below is never contended.
+    /// re-entered (it calls no JS), so the borrows below are never contended.
     static CHATS: RefCell<Chats> = RefCell::new(Chats::new());
+    /// `estimateTextTokens`' last options, parsed.
+    static TEXT_OPTIONS: RefCell<TextOptionsCache> = RefCell::new(TextOptionsCache::default());
 }
 
 /// Runs `f` on the registry. Not generic and not inlined: the registry's
@@ -58,7 +60,7 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
 /// options (the JS layer then asks `estimate_text_tokens` for the error).
 #[wasm_bindgen]
 pub fn estimate_text_number(text: &str, options: &str) -> f64 {
-    json_api::estimate_text_number(text, options)
+    TEXT_OPTIONS.with(|cache| cache.borrow_mut().estimate(text, options))
 }
 
 /// `estimatePromptTokens`.
