@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
-use common::{Rng, big_response, call, conversation, model, snapshot, user};
+use common::{Rng, big_response, call, conversation, expect_summarize, model, snapshot, user};
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::json;
 use compaction_core::summary_request::summary_message;
@@ -29,22 +29,6 @@ fn chat_at(tokens: u64) -> Compactor {
 /// 40 messages of about 2 000 tokens each: retention keeps the last 4.
 fn long_history() -> Vec<Content> {
     conversation(20, 8_000)
-}
-
-fn expect_summarize(decision: SendDecision) -> (RequestId, SummaryRequest, Trigger) {
-    match decision {
-        SendDecision::Summarize {
-            id,
-            request,
-            trigger,
-            forced,
-            ..
-        } => {
-            assert_eq!(forced, trigger != Trigger::Auto);
-            (id, request, trigger)
-        }
-        other => panic!("expected a summary request, got {other:?}"),
-    }
 }
 
 fn expect_proceed(decision: SendDecision) -> NoopReason {

@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{call, check_request, conversation, model, run_to_end, snapshot, user};
+use common::{
+    call, check_request, conversation, expect_summarize, model, run_to_end, snapshot, user,
+};
 use compaction_core::json;
 use compaction_core::json::Value;
 use compaction_core::{
@@ -72,18 +74,6 @@ fn summary_of(request: &SummaryRequest, n: usize, chars: usize) -> SummaryAnswer
         request.contents.len()
     );
     summary(&words.repeat((chars / words.len()).max(1)))
-}
-
-fn expect_summarize(decision: SendDecision) -> (RequestId, SummaryRequest, Trigger) {
-    match decision {
-        SendDecision::Summarize {
-            id,
-            request,
-            trigger,
-            ..
-        } => (id, request, trigger),
-        other => panic!("expected a summary request, got {other:?}"),
-    }
 }
 
 /// Varied prose of `chars` characters (not one repeated letter, which some

@@ -81,6 +81,30 @@ pub fn snapshot(history: &[Content]) -> String {
     compaction_core::json::to_string(history)
 }
 
+/// The request of a decision that must be a summary request, its id and
+/// trigger; a forced run is exactly one not triggered at `auto`.
+pub fn expect_summarize(
+    decision: compaction_core::SendDecision,
+) -> (
+    compaction_core::RequestId,
+    compaction_core::SummaryRequest,
+    compaction_core::Trigger,
+) {
+    match decision {
+        compaction_core::SendDecision::Summarize {
+            id,
+            request,
+            trigger,
+            forced,
+            ..
+        } => {
+            assert_eq!(forced, trigger != compaction_core::Trigger::Auto);
+            (id, request, trigger)
+        }
+        other => panic!("expected a summary request, got {other:?}"),
+    }
+}
+
 /// Runs a future to completion on this thread. The futures in these tests
 /// never wait on anything external, so polling in a loop is enough.
 pub fn block_on<F: Future>(future: F) -> F::Output {
