@@ -3,28 +3,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
+use common::{create, err, ok};
 
 use compaction_core::json;
 use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 use compaction_core::summary_request::{REQUEST_OVERHEAD_TOKENS, request_tokens};
 use compaction_core::{CompactorConfig, SummaryRequest};
-
-fn ok(envelope: String) -> Value {
-    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
-    match value.get("ok") {
-        Some(v) => v.clone(),
-        None => panic!("expected ok, got {envelope:.400}"),
-    }
-}
-
-fn err_code(envelope: String) -> String {
-    let value: Value = compaction_core::json::from_str(&envelope).unwrap();
-    value["error"]["code"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{envelope}"))
-        .to_string()
-}
 
 const WINDOW: f64 = 128_000.0;
 
@@ -72,10 +57,6 @@ fn checked_request(step: &Value, limit: u64) -> (f64, SummaryRequest) {
     (summarize["id"].as_f64().unwrap(), request)
 }
 
-fn create(chats: &mut Chats, options: &str) -> u32 {
-    ok(chats.create(options))["handle"].as_u64().unwrap() as u32
-}
-
 #[test]
 fn one_compaction_takes_several_steps_each_answer_giving_the_next() {
     let mut chats = Chats::new();
@@ -92,7 +73,7 @@ fn one_compaction_takes_several_steps_each_answer_giving_the_next() {
             assert!(first.contains("so far, part"), "{first:.200}");
         }
         // Busy meanwhile.
-        assert_eq!(err_code(chats.before_send(handle, &history, NEXT)), "BUSY");
+        assert_eq!(err(chats.before_send(handle, &history, NEXT)).0, "BUSY");
         let answer =
             json!({ "text": format!("so far, part {}", ids.len()), "finishReason": "STOP" });
         ids.push(id);
@@ -106,7 +87,7 @@ fn one_compaction_takes_several_steps_each_answer_giving_the_next() {
     assert!(result["head"].as_array().unwrap().len() >= 2);
     assert!(result["summary"].as_str().unwrap().contains("so far"));
     // An earlier id is stale now.
-    assert_eq!(err_code(chats.abort(handle, ids[0])), "STALE_REQUEST");
+    assert_eq!(err(chats.abort(handle, ids[0])).0, "STALE_REQUEST");
     assert_eq!(ok(chats.state(handle))["busy"], false);
 }
 
@@ -173,11 +154,11 @@ fn a_message_too_large_is_a_noop_with_over_by_and_slim_message_fits_it() {
     assert_eq!(result["noopReason"], "belowAuto");
     // Bad arguments are typed errors.
     assert_eq!(
-        err_code(json_api::slim_message(&message, f64::NAN, "")),
+        err(json_api::slim_message(&message, f64::NAN, "")).0,
         "INVALID_ARGUMENT"
     );
     assert_eq!(
-        err_code(json_api::slim_message("{}", 10.0, "")),
+        err(json_api::slim_message("{}", 10.0, "")).0,
         "INVALID_CONTENT"
     );
 }
@@ -208,7 +189,7 @@ fn the_new_options_are_read_checked_saved_and_restored() {
         ),
     ] {
         let envelope = chats.create(options);
-        assert_eq!(err_code(envelope.clone()), "INVALID_ARGUMENT", "{options}");
+        assert_eq!(err(envelope.clone()).0, "INVALID_ARGUMENT", "{options}");
         assert!(envelope.contains(needle), "{envelope}");
     }
     let handle = create(
@@ -235,11 +216,11 @@ fn the_new_options_are_read_checked_saved_and_restored() {
     assert_eq!(ok(chats.save(plain))["options"]["maxOutputTokens"], 8_192);
     assert_eq!(ok(chats.state(plain))["window"], 64_000.0);
     assert_eq!(
-        err_code(chats.set_model_limits(plain, 32_000.0, 0.0)),
+        err(chats.set_model_limits(plain, 32_000.0, 0.0)).0,
         "INVALID_ARGUMENT"
     );
     assert_eq!(
-        err_code(chats.set_model_limits(plain, f64::INFINITY, 100.0)),
+        err(chats.set_model_limits(plain, f64::INFINITY, 100.0)).0,
         "INVALID_WINDOW"
     );
     assert_eq!(ok(chats.state(plain))["window"], 64_000.0);

@@ -6,29 +6,14 @@
 //! stop reasons; the SDKs' usage objects; the model table.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
+mod common;
+use common::{create, err, ok};
+
 use compaction_core::format::{Format, History};
 use compaction_core::json;
 use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 use compaction_core::{CompactionStatus, Compactor, CompactorConfig, Content, SendDecision};
-
-fn ok(envelope: String) -> Value {
-    let mut value: Value = compaction_core::json::from_str(&envelope).unwrap();
-    match value.get_mut("ok") {
-        Some(v) => v.take(),
-        None => panic!("expected ok, got {envelope}"),
-    }
-}
-
-fn err(envelope: String) -> (String, String) {
-    let value: Value = compaction_core::json::from_str(&envelope).unwrap();
-    let e = &value["error"];
-    assert!(e.is_object(), "expected an error, got {envelope}");
-    (
-        e["code"].as_str().unwrap().to_string(),
-        e["message"].as_str().unwrap().to_string(),
-    )
-}
 
 // ---- one session's messages, in each format ------------------------------
 
@@ -163,7 +148,7 @@ fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
     for format in Format::ALL {
         let mut chats = Chats::new();
         let options = json!({ "window": 32_000, "format": format.name() }).to_string();
-        let handle = ok(chats.create(&options))["handle"].as_u64().unwrap() as u32;
+        let handle = create(&mut chats, &options);
         let mut history: Vec<Value> = system(format).into_iter().collect();
         let mut compactions = 0;
         for t in 0..200 {
@@ -333,9 +318,7 @@ fn a_history_in_another_format_is_invalid_content_with_the_hint() {
     openai.extend(turn(Format::OpenAi, 1));
     let text = compaction_core::json::to_string(&openai);
     let mut chats = Chats::new();
-    let handle = ok(chats.create(r#"{"window":1000}"#))["handle"]
-        .as_u64()
-        .unwrap() as u32;
+    let handle = create(&mut chats, r#"{"window":1000}"#);
     let (code, message) =
         err(chats.before_send(handle, &text, r#"{"role":"user","parts":[{"text":"x"}]}"#));
     assert_eq!(code, "INVALID_CONTENT");
@@ -359,9 +342,7 @@ fn a_history_in_another_format_is_invalid_content_with_the_hint() {
         "{message}"
     );
     // With the format, it reads; a Gemini message in an OpenAI chat is the error.
-    let handle = ok(chats.create(r#"{"window":100000,"format":"openai"}"#))["handle"]
-        .as_u64()
-        .unwrap() as u32;
+    let handle = create(&mut chats, r#"{"window":100000,"format":"openai"}"#);
     let step = ok(chats.before_send(handle, &text, r#"{"role":"user","content":"x"}"#));
     assert_eq!(step["done"]["status"], 5);
     let (code, message) =
@@ -433,9 +414,7 @@ fn parallel_calls_answered_apart_keep_their_call_in_the_tail() {
     let (history, calls, note) = split_parallel(9_000, 10);
     let mut chats = Chats::new();
     let options = json!({ "window": 200_000, "format": "ai-sdk", "excludeMessages": 0, "excludeContextWindowPercent": 1 });
-    let handle = ok(chats.create(&options.to_string()))["handle"]
-        .as_u64()
-        .unwrap() as u32;
+    let handle = create(&mut chats, &options.to_string());
     let result = compact_to_end(&mut chats, handle, &history);
     assert_eq!(result["status"], 1, "{result}");
     assert_eq!(
@@ -475,9 +454,7 @@ fn a_tail_that_yields_never_starts_between_parallel_calls_and_their_results() {
     let (history, calls, note) = split_parallel(9_000, 400_000);
     let mut chats = Chats::new();
     let options = json!({ "window": 64_000, "format": "ai-sdk", "excludeMessages": 0, "excludeContextWindowPercent": 1 });
-    let handle = ok(chats.create(&options.to_string()))["handle"]
-        .as_u64()
-        .unwrap() as u32;
+    let handle = create(&mut chats, &options.to_string());
     let result = compact_to_end(&mut chats, handle, &history);
     assert_eq!(result["status"], 1, "{result}");
     let kept_from = result["keptFrom"].as_u64().unwrap() as usize;
@@ -529,9 +506,7 @@ fn slimmed_copies_come_back_in_the_host_format() {
         history.extend(big);
         let mut chats = Chats::new();
         let options = json!({ "window": 64_000, "format": format.name(), "excludeMessages": 3 });
-        let handle = ok(chats.create(&options.to_string()))["handle"]
-            .as_u64()
-            .unwrap() as u32;
+        let handle = create(&mut chats, &options.to_string());
         let result = compact_to_end(&mut chats, handle, &history);
         assert_eq!(result["status"], 1, "{format}: {result}");
         let head = result["head"].as_array().unwrap();
@@ -588,9 +563,7 @@ fn status_for(finish_reason: &str) -> Value {
 
 fn status_for_answer(finish_reason: &str, text: &str) -> Value {
     let mut chats = Chats::new();
-    let handle = ok(chats.create(r#"{"window":32000}"#))["handle"]
-        .as_u64()
-        .unwrap() as u32;
+    let handle = create(&mut chats, r#"{"window":32000}"#);
     let mut history = Vec::new();
     for t in 0..40 {
         history.push(user_message(Format::Gemini, &format!("turn {t}")));
@@ -677,9 +650,7 @@ fn every_providers_stop_reasons_map_to_the_librarys() {
 
 fn prompt_after(usage: Value) -> Value {
     let mut chats = Chats::new();
-    let handle = ok(chats.create(r#"{"window":200000}"#))["handle"]
-        .as_u64()
-        .unwrap() as u32;
+    let handle = create(&mut chats, r#"{"window":200000}"#);
     ok(chats.report_usage(handle, &usage.to_string()))
 }
 
@@ -930,9 +901,7 @@ fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
         let mut chats = Chats::new();
         let options =
             json!({ "window": 32_000, "format": format.name(), "clearToolOutputs": true });
-        let handle = ok(chats.create(&options.to_string()))["handle"]
-            .as_u64()
-            .unwrap() as u32;
+        let handle = create(&mut chats, &options.to_string());
         let result = compact_to_end(&mut chats, handle, &history);
         assert_eq!(result["status"], 1, "{format}: {result}");
         assert_eq!(result["method"], "cleared", "{format}: {result}");
@@ -968,9 +937,7 @@ fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
         with_call.extend(last);
         let mut chats = Chats::new();
         let options = json!({ "window": 32_000, "format": format.name(), "excludeMessages": 2 });
-        let handle = ok(chats.create(&options.to_string()))["handle"]
-            .as_u64()
-            .unwrap() as u32;
+        let handle = create(&mut chats, &options.to_string());
         let result = compact_to_end(&mut chats, handle, &with_call);
         assert_eq!(result["status"], 1, "{format}: {result}");
         assert_eq!(result["keptFrom"], with_call.len(), "{format}");

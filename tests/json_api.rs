@@ -4,37 +4,12 @@
 
 mod common;
 
-use common::{Rng, conversation};
+use common::{Rng, conversation, err, ok};
 use compaction_core::json;
 use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 
 /// The `ok` value of an envelope (failing the test on an error envelope).
-fn ok(envelope: String) -> Value {
-    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
-    let object = value.as_object().expect("an envelope is an object");
-    assert_eq!(object.len(), 1, "{envelope}");
-    match object.get("ok") {
-        Some(v) => v.clone(),
-        None => panic!("expected ok, got {envelope}"),
-    }
-}
-
-/// The `(code, message)` of an error envelope.
-fn err(envelope: String) -> (String, String) {
-    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
-    let error = match value.get("error") {
-        Some(e) => e.clone(),
-        None => panic!("expected an error, got {envelope}"),
-    };
-    assert_eq!(value.as_object().unwrap().len(), 1);
-    assert_eq!(error.as_object().unwrap().len(), 2, "{envelope}");
-    (
-        error["code"].as_str().unwrap().to_string(),
-        error["message"].as_str().unwrap().to_string(),
-    )
-}
-
 fn assert_err(envelope: String, code: &str, needle: &str) {
     let (c, m) = err(envelope);
     assert_eq!(c, code, "{m}");

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
-use common::{call_with as call, model, result, user};
+use common::{call_with as call, model, ok, result, user};
 
 use compaction_core::engine::Next;
 use compaction_core::estimate::{estimate_text_tokens, message_tokens};
@@ -716,11 +716,6 @@ fn an_inflated_summary_carries_its_check_and_no_section_is_added() {
     assert_eq!(off.status(), CompactionStatus::Inflated);
     assert_eq!(outcome.new_token_count(), off.new_token_count());
     assert!(off.summary_check().is_none());
-}
-
-fn ok(text: String) -> Value {
-    let value: Value = compaction_core::json::from_str(&text).unwrap();
-    value.get("ok").cloned().unwrap_or_else(|| panic!("{text}"))
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::task::{Context, Poll, Waker};
 
 use compaction_core::Content;
 use compaction_core::json;
+use compaction_core::json::Value;
 
 pub fn user(text: &str) -> Content {
     Content::text("user", text)
@@ -243,4 +244,35 @@ impl Rng {
         };
         if x.is_finite() { x.clamp(lo, hi) } else { lo }
     }
+}
+
+/// The value of an `{"ok": …}` envelope of the JSON API (nothing else in it).
+pub fn ok(envelope: String) -> Value {
+    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
+    let object = value.as_object().expect("an envelope is an object");
+    assert_eq!(object.len(), 1, "{envelope}");
+    match object.get("ok") {
+        Some(v) => v.clone(),
+        None => panic!("expected ok, got {envelope}"),
+    }
+}
+
+/// The `(code, message)` of an error envelope of the JSON API.
+pub fn err(envelope: String) -> (String, String) {
+    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
+    let error = match value.get("error") {
+        Some(e) => e.clone(),
+        None => panic!("expected an error, got {envelope}"),
+    };
+    assert_eq!(value.as_object().unwrap().len(), 1);
+    assert_eq!(error.as_object().unwrap().len(), 2, "{envelope}");
+    (
+        error["code"].as_str().unwrap().to_string(),
+        error["message"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A chat created with `options` (JSON text) in `chats`, by its handle.
+pub fn create(chats: &mut compaction_core::json_api::Chats, options: &str) -> u32 {
+    ok(chats.create(options))["handle"].as_u64().unwrap() as u32
 }
