@@ -285,7 +285,20 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
 /// parsing an envelope. On NaN the JS layer calls [`estimate_text_tokens`]
 /// for the error.
 pub fn estimate_text_number(text: &str, options: &str) -> f64 {
-    TextOptionsCache::default().estimate(text, options)
+    estimate_text_with(text, text_options(options))
+}
+
+/// `options` read as [`estimate_text_number`] reads them (`None`: invalid).
+fn text_options(options: &str) -> Option<EstimateOptions> {
+    estimate_options(options).ok().map(|(options, _)| options)
+}
+
+/// The estimate of `text` under options already read, or NaN without them.
+fn estimate_text_with(text: &str, options: Option<EstimateOptions>) -> f64 {
+    match options {
+        Some(options) => estimate::estimate_text_tokens(text, &options) as f64,
+        None => f64::NAN,
+    }
 }
 
 /// The options text of the last [`estimate_text_number`] call, parsed: a
@@ -305,15 +318,12 @@ impl TextOptionsCache {
         let parsed = match &self.last {
             Some((last, parsed)) if last == options => *parsed,
             _ => {
-                let parsed = estimate_options(options).ok().map(|(options, _)| options);
+                let parsed = text_options(options);
                 self.last = Some((options.to_string(), parsed));
                 parsed
             }
         };
-        match parsed {
-            Some(options) => estimate::estimate_text_tokens(text, &options) as f64,
-            None => f64::NAN,
-        }
+        estimate_text_with(text, parsed)
     }
 }
 
