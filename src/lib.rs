@@ -38,6 +38,8 @@
 //! * [`mod@json`]: JSON values ([`json::Value`], objects in key order), read
 //!   and written as `JSON.parse` and `JSON.stringify` do, numbers exactly;
 //!   the [`json!`] macro builds them.
+//! * [`str_map`]: the lookup tables' map (strings to values, in insertion
+//!   order), in place of std's `BTreeMap`.
 //! * [`json_api`]: every operation of the JS API over JSON text, returning
 //!   JSON envelopes; the wasm exports are one line each over it.
 //!
@@ -91,6 +93,7 @@ pub(crate) mod read;
 pub mod retention;
 pub mod settings;
 pub mod slim;
+pub mod str_map;
 pub mod summary_request;
 pub mod tips;
 pub mod usage;
@@ -127,6 +130,7 @@ pub use read::{MAX_COUNT, MAX_DEPTH};
 pub use retention::{RetentionRule, RetentionSettings, Split, split_point};
 pub use settings::{LoadedSettings, Settings, load_settings};
 pub use slim::{clear_tool_outputs, fit_messages, slim_message};
+pub use str_map::StrMap;
 pub use summary_request::{
     DEFAULT_SUMMARY_PROMPT, PromptSettings, SummaryConfig, SummaryRequest, ThinkingConfig,
     build_summary_request,

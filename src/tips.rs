@@ -7,8 +7,6 @@
 //! below `auto` right after the compaction and `context-high` does not
 //! linger; when it keeps failing, the three fire in order as the count grows.
 
-use std::collections::BTreeMap;
-
 use crate::json::{ObjectWriter, ToJson};
 
 use crate::error::{Error, ErrorCode};
@@ -88,7 +86,7 @@ pub struct TipContext {
     /// Prompts sent so far in this session.
     pub session_prompt_count: u64,
     /// For each tip id, the session prompt count when it was last shown.
-    pub last_shown: BTreeMap<String, u64>,
+    pub last_shown: crate::StrMap<String, u64>,
 }
 
 impl ToJson for TipContext {
@@ -125,7 +123,7 @@ impl TipContext {
             &last_shown_path,
             ErrorCode::InvalidArgument,
         )?;
-        let mut last_shown = BTreeMap::new();
+        let mut last_shown = crate::StrMap::new();
         for key in shown.keys() {
             if let Some(n) = shown.count(key)? {
                 last_shown.insert(key.to_string(), n);

@@ -285,11 +285,15 @@ fn the_check_reads_the_sections_from_the_prompt() {
         REFACTORED.join("\n")
     );
     let checked = check(&summary, &ledger);
-    assert!(checked.sections[&names[0]]);
-    assert!(checked.sections[&names[1]]);
-    assert!(checked.sections["Files"]);
-    assert!(checked.sections[&names[3]]);
-    assert!(!checked.sections[&names[4]], "Next steps is absent");
+    assert_eq!(checked.sections.get(&names[0]), Some(&true));
+    assert_eq!(checked.sections.get(&names[1]), Some(&true));
+    assert_eq!(checked.sections.get("Files"), Some(&true));
+    assert_eq!(checked.sections.get(&names[3]), Some(&true));
+    assert_eq!(
+        checked.sections.get(&names[4]),
+        Some(&false),
+        "Next steps is absent"
+    );
     assert!(checked.missing_files.is_empty());
     let json = compaction_core::json::to_value(&checked);
     assert_eq!(json["missingFiles"], json!([]));

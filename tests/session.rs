@@ -4,8 +4,8 @@
 
 mod common;
 
+use compaction_core::StrMap;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 
 use common::{big_response, block_on, call, model, user};
 use compaction_core::json;
@@ -109,7 +109,7 @@ fn three_hundred_turns() {
         cycles: vec![Vec::new()],
         ..Log::default()
     };
-    let mut last_shown: BTreeMap<String, u64> = BTreeMap::new();
+    let mut last_shown: StrMap<String, u64> = StrMap::new();
     let mut prompts = 0_u64;
     let mut just_compacted = false;
 

@@ -1,6 +1,6 @@
 //! The three context tips (SPEC §6): each in its band, in order, with and without thresholds.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
-use std::collections::BTreeMap;
+use compaction_core::StrMap;
 
 use compaction_core::{ErrorCode, TipContext, compute_thresholds, select_tip};
 
@@ -85,7 +85,7 @@ fn context_high_does_not_linger_after_a_successful_compaction() {
 #[test]
 fn all_three_fire_in_order_when_compaction_keeps_failing() {
     let w = 200_000.0;
-    let mut last_shown = BTreeMap::new();
+    let mut last_shown = StrMap::new();
     let mut fired = Vec::new();
     // Usage grows 4 000 tokens a prompt and never drops.
     for prompt in 0..60_u64 {
@@ -112,7 +112,7 @@ fn cooldown_is_honoured() {
         last_prompt_token_count: 180_000.0,
         context_window_size: Some(200_000.0),
         session_prompt_count: 10,
-        last_shown: BTreeMap::from([("context-critical".to_string(), 8)]),
+        last_shown: StrMap::from([("context-critical".to_string(), 8)]),
         ..Default::default()
     };
     // Shown 2 prompts ago, cooldown 3.
@@ -124,7 +124,7 @@ fn cooldown_is_honoured() {
     );
     // Another tip's history does not block this one.
     ctx.session_prompt_count = 9;
-    ctx.last_shown = BTreeMap::from([("context-warn".to_string(), 9)]);
+    ctx.last_shown = StrMap::from([("context-warn".to_string(), 9)]);
     assert_eq!(
         select_tip(&ctx).unwrap().map(|t| t.id),
         Some("context-critical")

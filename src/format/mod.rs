@@ -43,7 +43,9 @@
 //! to be in: `history[3] has "content" and no "parts": an OpenAI message?
 //! pass format: "openai"`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::StrMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -361,10 +363,10 @@ pub fn facts_of(contents: &[Content]) -> Vec<MessageFacts> {
 
 /// [`History::start_keeping_calls`] over the facts alone.
 pub fn start_keeping_calls(facts: &[MessageFacts], kept_from: usize) -> usize {
-    let mut sites: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut sites: StrMap<&str, usize> = StrMap::new();
     for (i, facts) in facts.iter().enumerate() {
         for id in &facts.calls {
-            sites.entry(id.as_str()).or_insert(i);
+            sites.get_or_insert_with(id.as_str(), || i);
         }
     }
     let mut start = kept_from.min(facts.len());
@@ -389,11 +391,8 @@ pub fn start_keeping_calls(facts: &[MessageFacts], kept_from: usize) -> usize {
 
 /// The tool name of each call id read so far: OpenAI and Anthropic results
 /// carry only the id, and the response part names its tool, as Gemini's does
-/// (the summarizer reads it, and the spec's rule counts it). A `BTreeMap`,
-/// like the other lookup maps here and in the JSON reader (never iterated,
-/// so the order cannot show): with no `HashMap` the wasm links no hash
-/// table or hasher (issue 13).
-pub(crate) type CallNames = BTreeMap<String, String>;
+/// (the summarizer reads it, and the spec's rule counts it).
+pub(crate) type CallNames = StrMap<String, String>;
 
 /// One message as a reader produced it, before ids are resolved.
 pub(crate) struct ReadMessage {
@@ -444,7 +443,7 @@ impl CallRef {
 /// failing that is named by where it is (an orphan).
 #[derive(Default)]
 struct Pairing {
-    pending: BTreeMap<String, VecDeque<String>>,
+    pending: StrMap<String, VecDeque<String>>,
 }
 
 impl Pairing {
@@ -456,8 +455,7 @@ impl Pairing {
                 Some(id) => id.clone(),
                 None => {
                     self.pending
-                        .entry(call.name.clone())
-                        .or_default()
+                        .get_or_insert_with(call.name.clone(), VecDeque::new)
                         .push_back(call.path.clone());
                     call.path.clone()
                 }

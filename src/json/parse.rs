@@ -7,7 +7,6 @@
 //! overflow. Errors say what was wrong and where (`expected value at line 1
 //! column 7`).
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use super::number::parse_decimal;
@@ -430,11 +429,11 @@ fn dedupe(entries: Vec<(String, Value)>) -> Map {
         map.extend(entries);
         return map;
     }
-    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut first: crate::StrMap<&str, usize> = crate::StrMap::new();
     let places: Vec<usize> = entries
         .iter()
         .enumerate()
-        .map(|(i, (k, _))| *first.entry(k.as_str()).or_insert(i))
+        .map(|(i, (k, _))| *first.get_or_insert_with(k.as_str(), || i))
         .collect();
     drop(first);
     if places.iter().enumerate().all(|(i, &p)| p == i) {

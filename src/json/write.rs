@@ -270,11 +270,11 @@ impl<T: ToJson + ?Sized> ToJson for Box<T> {
     }
 }
 
-impl<T: ToJson> ToJson for std::collections::BTreeMap<String, T> {
+impl<K: std::borrow::Borrow<str>, T: ToJson> ToJson for crate::StrMap<K, T> {
     fn write_json(&self, out: &mut String) {
         let mut object = ObjectWriter::new(out);
-        for (k, v) in self {
-            object.field(k, v);
+        for (k, v) in self.iter() {
+            object.field(k.borrow(), v);
         }
         object.end();
     }

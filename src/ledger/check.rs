@@ -2,8 +2,7 @@
 //! and the ledger's files, so that a host can log or retry; the ledger
 //! section fills what is missing in any case.
 
-use std::collections::BTreeMap;
-
+use crate::StrMap;
 use crate::json::{ObjectWriter, ToJson};
 
 use super::files::fold_case;
@@ -17,7 +16,7 @@ pub struct SummaryCheck {
     /// Each required section of the prompt → whether the summary has it as
     /// a heading (`## Files`), a bold line (`**Files**`) or a label
     /// (`Files:`), case ignored.
-    pub sections: BTreeMap<String, bool>,
+    pub sections: StrMap<String, bool>,
     /// The ledger's paths the summary does not name, in first-seen order.
     pub missing_files: Vec<String>,
 }
@@ -65,10 +64,9 @@ pub fn check(summary: &str, ledger: &Ledger) -> SummaryCheck {
 /// requires none.
 pub fn check_with_prompt(summary: &str, ledger: &Ledger, prompt: &str) -> SummaryCheck {
     let headings: Vec<String> = summary.lines().filter_map(heading_of).collect();
-    // Inserted one by one, not collected: `collect` into a `BTreeMap` sorts
-    // first, which linked a stable sort for `(String, bool)` into the wasm
-    // (issue 13). The map is the same (a repeated name keeps its last value).
-    let mut sections = BTreeMap::new();
+    // In the prompt's order; a repeated name keeps its first place and its
+    // last value.
+    let mut sections = StrMap::new();
     for name in required_sections(prompt) {
         let has = headings.contains(&lowercase(&name));
         sections.insert(name, has);
