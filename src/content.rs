@@ -5,6 +5,8 @@
 //! library hands it back (kept messages stay verbatim). [`Part::kind`]
 //! classifies it; parts and fields of unknown kinds are tolerated.
 
+use crate::prelude::*;
+
 use crate::json::{Map, ObjectWriter, ToJson, Value};
 
 use crate::error::{Error, ErrorCode};

@@ -1,5 +1,7 @@
 //! The `/context` report and the context-usage indicator.
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson};
 
 use crate::error::Error;

@@ -13,8 +13,10 @@
 //! A failed summarizer returns [`SummarizeError::Failed`] with its own error
 //! value, which comes back on the outcome's cause: no side channel needed.
 
-use std::cell::RefCell;
-use std::future::Future;
+use crate::prelude::*;
+
+use core::cell::RefCell;
+use core::future::Future;
 
 use crate::content::Content;
 use crate::engine::judge::SummaryAnswer;
@@ -174,7 +176,7 @@ impl Drop for AbortOnDrop<'_> {
 /// Borrows the compactor; a borrow held elsewhere (a host calling in from
 /// inside a synchronous core call, which the core never does) is `BUSY`
 /// rather than a panic.
-fn borrow(chat: &RefCell<Compactor>) -> Result<std::cell::RefMut<'_, Compactor>, Error> {
+fn borrow(chat: &RefCell<Compactor>) -> Result<core::cell::RefMut<'_, Compactor>, Error> {
     chat.try_borrow_mut().map_err(|_| busy())
 }
 

@@ -4,7 +4,9 @@
 //! [`ErrorCode::as_str`]; hosts switch on the code, never on the message.
 //! This module is the bottom of the crate: it depends on nothing else here.
 
-use std::fmt;
+use crate::prelude::*;
+
+use core::fmt;
 
 /// Stable error codes. A code, once published, keeps its meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,7 +95,7 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}
 
 /// A number as JavaScript prints it (`12`, `0.5`, `NaN`, `Infinity`).
 ///

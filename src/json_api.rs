@@ -68,6 +68,8 @@
 //! assert!(chats.usage(1).contains("INVALID_STATE"));
 //! ```
 
+use crate::prelude::*;
+
 use crate::json;
 use crate::json::{ObjectWriter, ToJson, Value};
 
@@ -312,6 +314,11 @@ pub struct TextOptionsCache {
 }
 
 impl TextOptionsCache {
+    /// An empty cache.
+    pub const fn new() -> TextOptionsCache {
+        TextOptionsCache { last: None }
+    }
+
     /// [`estimate_text_number`], reading `options` only when it is not the
     /// text of the last call.
     pub fn estimate(&mut self, text: &str, options: &str) -> f64 {
@@ -580,7 +587,7 @@ impl ToJson for ChatState<'_> {
 
 impl Chats {
     /// An empty registry.
-    pub fn new() -> Chats {
+    pub const fn new() -> Chats {
         Chats {
             chats: Slots(Vec::new()),
             next: 1,

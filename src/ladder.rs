@@ -11,6 +11,8 @@
 //! hard = max(effectiveWindow - HARD_BUFFER, auto)
 //! ```
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson, write_str};
 
 use crate::error::{Error, ErrorCode};

@@ -76,6 +76,16 @@
 //! Errors from bad input are [`Error`] values with a stable [`ErrorCode`];
 //! nothing that comes from outside can make the library panic.
 
+// The library needs only `core` and `alloc`: with no `std` in the web
+// build, the module links no panic machinery (messages, locations, the
+// hook) and no std allocator; `src/wasm/runtime.rs` supplies both (issue
+// 13). Native builds and every test link `std` as usual.
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+extern crate alloc;
+
+mod prelude;
+
 pub mod content;
 pub mod context_report;
 pub mod driver;

@@ -19,6 +19,8 @@
 //! specific entry wins (`gpt-4o-mini` before `gpt-4o`). An unknown id gets
 //! [`FALLBACK_WINDOW`] (131 072, the reference's default) and a warning.
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson};
 
 /// The date the table was checked against the providers' published pages.

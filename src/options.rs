@@ -3,6 +3,8 @@
 //! from ([`CompactorConfig`]) and the JS constructor's flat options with the
 //! deprecated `hasFailedCompressionAttempt` ([`CompactorConfig::from_json`]).
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::calibrated::TokenizerFamily;

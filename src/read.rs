@@ -14,6 +14,8 @@
 //! printer along (tens of KB). Only [`crate::error`] and [`mod@crate::json`]
 //! are below this module.
 
+use crate::prelude::*;
+
 use crate::json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, show_number};

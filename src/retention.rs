@@ -36,6 +36,8 @@
 //! boundary of the same kind, and slims what still does not fit (issue 14;
 //! see the engine's `fit` module).
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson, write_str};
 
 use crate::content::Content;

@@ -6,6 +6,8 @@
 //! and never fails a load. There is no environment-variable override and no
 //! on/off switch: the ladder is built in.
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::error::{Error, ErrorCode};

@@ -12,6 +12,8 @@
 //!
 //! Everything here works on copies: the host's messages are never touched.
 
+use crate::prelude::*;
+
 use crate::json::Value;
 
 use crate::content::{Content, Part, PartKind};

@@ -18,8 +18,10 @@
 //! assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a"]);
 //! ```
 
-use std::borrow::Borrow;
-use std::fmt;
+use crate::prelude::*;
+
+use core::borrow::Borrow;
+use core::fmt;
 
 /// Strings to values, iterated in insertion order; see the module docs.
 #[derive(Clone)]
@@ -131,7 +133,7 @@ impl<K: Borrow<str>, V> StrMap<K, V> {
     /// old value is returned; a new one goes at the end.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.position(key.borrow()) {
-            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Some(i) => Some(core::mem::replace(&mut self.entries[i].1, value)),
             None => {
                 self.push(key, value);
                 None

@@ -14,6 +14,8 @@
 //! Thinking is off and the output capped so that the summary fits the
 //! reserve the ladder keeps at the top of the window (SPEC §1, §4).
 
+use crate::prelude::*;
+
 use crate::error::{Error, ErrorCode};
 use crate::json::{Map, ObjectWriter, ToJson, Value};
 use crate::read::Fields;

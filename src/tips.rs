@@ -7,6 +7,8 @@
 //! below `auto` right after the compaction and `context-high` does not
 //! linger; when it keeps failing, the three fire in order as the count grows.
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson};
 
 use crate::error::{Error, ErrorCode};

@@ -29,6 +29,8 @@
 //! library reports is exact as a JS number, and a saved state holding one
 //! restores.
 
+use crate::prelude::*;
+
 use crate::json::{Map, ObjectWriter, ToJson, Value};
 
 pub use crate::read::MAX_COUNT;

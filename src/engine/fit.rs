@@ -30,6 +30,8 @@
 //! * **Manual runs** drop an unanswered trailing function call: no response
 //!   will come between turns.
 
+use crate::prelude::*;
+
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
 use crate::format::{MessageFacts, start_keeping_calls};

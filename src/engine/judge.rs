@@ -2,6 +2,8 @@
 //! stop reason means, and whether the summary really makes the prompt
 //! smaller.
 
+use crate::prelude::*;
+
 use crate::json::Value;
 
 use crate::content::Content;

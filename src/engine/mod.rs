@@ -7,12 +7,14 @@
 //! * `fit`: planning a run so that the next prompt and every summary
 //!   request fit (issue 14): the tail yields, slimming, chunks.
 
+use crate::prelude::*;
+
 mod fit;
 pub mod judge;
 pub mod outcome;
 pub mod saved_state;
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
 
 use crate::json::{ToJson, Value};
 

@@ -20,7 +20,9 @@
 //! (`{ code, message }` when the answer was unusable, `{ message }` for a
 //! failure of the host's summarizer, whose own error the caller keeps).
 
-use std::convert::Infallible;
+use crate::prelude::*;
+
+use core::convert::Infallible;
 
 use crate::json::{ObjectWriter, ToJson, write_str};
 

@@ -8,6 +8,8 @@
 //! a missing or unknown field, a wrong type, a value out of range, an
 //! unknown version — is `INVALID_STATE`, saying what was wrong.
 
+use crate::prelude::*;
+
 use crate::json::{ObjectWriter, ToJson, Value};
 
 use super::{Compactor, check_window};

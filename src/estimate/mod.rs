@@ -19,6 +19,8 @@
 //! messages). Every count is added saturating: no input is large enough to
 //! wrap one.
 
+use crate::prelude::*;
+
 pub mod calibrated;
 mod text;
 
@@ -236,13 +238,13 @@ pub fn estimate_prompt_tokens(
         // Saturating: a huge usage count (clamped to u64::MAX) must stay
         // huge, not wrap to the size of the message.
         last_prompt_token_count.saturating_add(estimate_content_tokens(
-            std::slice::from_ref(user_message),
+            core::slice::from_ref(user_message),
             options,
         ))
     } else {
         let total: f64 = history
             .iter()
-            .chain(std::iter::once(user_message))
+            .chain(core::iter::once(user_message))
             .map(|c| message_tokens(c, options))
             .sum();
         total.ceil() as u64

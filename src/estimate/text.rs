@@ -3,6 +3,8 @@
 //! ([`Reference`]), the calibrated rule over the scanner's counts, and the
 //! choice between them ([`Estimator`], [`SelectedEstimator`]).
 
+use crate::prelude::*;
+
 use crate::json::{Map, ToJson, write_str};
 
 use super::calibrated::{

@@ -19,6 +19,8 @@
 //! read. A UI message (`UIMessage`, with `parts`) is not a `ModelMessage`:
 //! `convertToModelMessages` turns one into the other.
 
+use crate::prelude::*;
+
 use crate::json;
 use crate::json::{Map, Value};
 

@@ -18,6 +18,8 @@
 //!
 //! A message's `content` may also be a plain string (one text block).
 
+use crate::prelude::*;
+
 use crate::json;
 use crate::json::{Map, Value};
 

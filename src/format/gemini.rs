@@ -8,6 +8,8 @@
 //! with the role `system` or `developer` (which the Gemini API itself does
 //! not take in `contents`, but some hosts keep in their history) is pinned.
 
+use crate::prelude::*;
+
 use crate::json;
 use crate::json::{Map, Value};
 

@@ -43,11 +43,13 @@
 //! to be in: `history[3] has "content" and no "parts": an OpenAI message?
 //! pass format: "openai"`.
 
-use std::collections::VecDeque;
+use crate::prelude::*;
+
+use alloc::collections::VecDeque;
 
 use crate::StrMap;
-use std::fmt;
-use std::str::FromStr;
+use core::fmt;
+use core::str::FromStr;
 
 use crate::json;
 use crate::json::{Map, Value};

@@ -18,6 +18,8 @@
 //! escapes: a little high, never low. The host's own message, sent back
 //! as it is, is never rewritten.
 
+use crate::prelude::*;
+
 use crate::json;
 use crate::json::{Map, Value};
 

@@ -26,6 +26,8 @@
 //! assert_eq!(built, v);
 //! ```
 
+use crate::prelude::*;
+
 mod number;
 mod parse;
 mod value;
@@ -35,6 +37,11 @@ pub use number::{number_to_string, write_number};
 pub use parse::{ParseError, RECURSION_LIMIT, from_str, from_str_nested};
 pub use value::{Map, Value, ValueIndex};
 pub use write::{ObjectWriter, ToJson, WriteJson, write_str};
+
+/// `alloc`'s `vec!` and `Vec` for [`json!`]'s expansion, which runs in the
+/// caller's crate, where `alloc` may not be named.
+#[doc(hidden)]
+pub use alloc::{vec as __vec, vec::Vec as __Vec};
 
 /// A value as compact JSON text.
 pub fn to_string<T: ToJson + ?Sized>(value: &T) -> String {
@@ -69,8 +76,8 @@ macro_rules! json {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! json_internal {
-    (@array [$($elems:expr,)*]) => { ::std::vec![$($elems,)*] };
-    (@array [$($elems:expr),*]) => { ::std::vec![$($elems),*] };
+    (@array [$($elems:expr,)*]) => { $crate::json::__vec![$($elems,)*] };
+    (@array [$($elems:expr),*]) => { $crate::json::__vec![$($elems),*] };
     (@array [$($elems:expr,)*] null $($rest:tt)*) => {
         $crate::json_internal!(@array [$($elems,)* $crate::json::Value::Null] $($rest)*)
     };
@@ -112,7 +119,7 @@ macro_rules! json_internal {
     };
 
     (null) => { $crate::json::Value::Null };
-    ([]) => { $crate::json::Value::Array(::std::vec::Vec::new()) };
+    ([]) => { $crate::json::Value::Array($crate::json::__Vec::new()) };
     ([ $($tt:tt)+ ]) => { $crate::json::Value::Array($crate::json_internal!(@array [] $($tt)+)) };
     ({}) => { $crate::json::Value::Object($crate::json::Map::new()) };
     ({ $($tt:tt)+ }) => {{

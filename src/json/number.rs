@@ -14,7 +14,9 @@
 //! Both are slow only off the common paths (non-integers, long digit
 //! strings), where correctness is what matters.
 
-use std::cmp::Ordering;
+use crate::prelude::*;
+
+use core::cmp::Ordering;
 
 /// The powers of ten a double holds exactly.
 const POW10: [f64; 23] = [
@@ -106,7 +108,7 @@ impl Big {
                 self.0.push(carry);
             }
         }
-        self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+        self.0.splice(0..0, core::iter::repeat_n(0, limbs));
     }
 
     fn shr1(&mut self) {
@@ -316,7 +318,7 @@ pub(crate) fn write_u64(out: &mut String, mut n: u64) {
         }
     }
     // ASCII digits.
-    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
+    out.push_str(core::str::from_utf8(&buf[at..]).unwrap_or_default());
 }
 
 /// Appends a finite double as JavaScript's `String(x)` writes it (NaN and
@@ -352,17 +354,17 @@ pub fn number_to_string(x: f64) -> String {
 fn write_js_notation(out: &mut String, digits: &[u8], point: i64) {
     let k = digits.len() as i64;
     let push =
-        |out: &mut String, d: &[u8]| out.push_str(std::str::from_utf8(d).unwrap_or_default());
+        |out: &mut String, d: &[u8]| out.push_str(core::str::from_utf8(d).unwrap_or_default());
     if k <= point && point <= 21 {
         push(out, digits);
-        out.extend(std::iter::repeat_n('0', (point - k) as usize));
+        out.extend(core::iter::repeat_n('0', (point - k) as usize));
     } else if 0 < point && point <= 21 {
         push(out, &digits[..point as usize]);
         out.push('.');
         push(out, &digits[point as usize..]);
     } else if -6 < point && point <= 0 {
         out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.extend(core::iter::repeat_n('0', (-point) as usize));
         push(out, digits);
     } else {
         push(out, &digits[..1]);
@@ -412,7 +414,7 @@ fn shortest_digits(x: f64) -> (Vec<u8>, i64) {
         } else {
             Some(increment(&down))
         };
-        for candidate in std::iter::once(nearest).chain(other) {
+        for candidate in core::iter::once(nearest).chain(other) {
             let (digits, point) = candidate_digits(candidate, precision, point);
             if parse_decimal(&digits, point - digits.len() as i64) == Some(x) {
                 return trimmed(digits, point);

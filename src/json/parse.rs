@@ -7,7 +7,9 @@
 //! overflow. Errors say what was wrong and where (`expected value at line 1
 //! column 7`).
 
-use std::fmt;
+use crate::prelude::*;
+
+use core::fmt;
 
 use super::number::parse_decimal;
 use super::value::{Map, Value};
@@ -43,7 +45,7 @@ impl fmt::Display for ParseError {
     }
 }
 
-impl std::error::Error for ParseError {}
+impl core::error::Error for ParseError {}
 
 /// Reads JSON text into a value.
 ///

@@ -1,6 +1,9 @@
 //! The JSON module against Rust's own float reader and printer (natively,
 //! in tests only) and against what `JSON.parse` / `JSON.stringify` do.
+
 #![allow(clippy::unwrap_used)]
+
+use crate::prelude::*;
 
 use super::*;
 
@@ -153,7 +156,7 @@ fn numbers_are_read_as_rust_reads_them() {
         // Rust's 17-digit form (not the shortest): the exact reader's path.
         texts.push(format!("{x:.16e}"));
         let digits = bits.next() % 25;
-        let mantissa: String = std::iter::once(char::from(b'1' + (bits.next() % 9) as u8))
+        let mantissa: String = core::iter::once(char::from(b'1' + (bits.next() % 9) as u8))
             .chain((0..digits).map(|_| char::from(b'0' + (bits.next() % 10) as u8)))
             .collect();
         let exp = (bits.next() % 700) as i64 - 350;

@@ -2,8 +2,10 @@
 //! an object that keeps its keys in the order they came (a host's message
 //! is handed back with its fields as it wrote them).
 
-use std::fmt;
-use std::ops::{Index, IndexMut};
+use crate::prelude::*;
+
+use core::fmt;
+use core::ops::{Index, IndexMut};
 
 /// A JSON value. Numbers are doubles, as in JavaScript, where every input
 /// comes from.
@@ -72,7 +74,7 @@ impl Map {
     /// the value it replaced.
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
         match self.position(&key) {
-            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Some(i) => Some(core::mem::replace(&mut self.entries[i].1, value)),
             None => {
                 self.entries.push((key, value));
                 None
@@ -144,7 +146,7 @@ impl PartialEq for Map {
 
 impl IntoIterator for Map {
     type Item = (String, Value);
-    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    type IntoIter = alloc::vec::IntoIter<(String, Value)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
@@ -152,8 +154,8 @@ impl IntoIterator for Map {
 
 impl<'a> IntoIterator for &'a Map {
     type Item = (&'a String, &'a Value);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (String, Value)>,
+    type IntoIter = core::iter::Map<
+        core::slice::Iter<'a, (String, Value)>,
         fn(&'a (String, Value)) -> (&'a String, &'a Value),
     >;
     fn into_iter(self) -> Self::IntoIter {
@@ -358,7 +360,7 @@ impl Value {
 
     /// Takes the value out, leaving `null`.
     pub fn take(&mut self) -> Value {
-        std::mem::take(self)
+        core::mem::take(self)
     }
 
     /// The value at a JSON Pointer (`/summarize/id`, RFC 6901).

@@ -9,6 +9,8 @@
 //! (a summary request holds the whole summarized history) is written once,
 //! without an intermediate value.
 
+use crate::prelude::*;
+
 use super::number::write_number;
 use super::value::{Map, Value};
 
@@ -270,7 +272,7 @@ impl<T: ToJson + ?Sized> ToJson for Box<T> {
     }
 }
 
-impl<K: std::borrow::Borrow<str>, T: ToJson> ToJson for crate::StrMap<K, T> {
+impl<K: core::borrow::Borrow<str>, T: ToJson> ToJson for crate::StrMap<K, T> {
     fn write_json(&self, out: &mut String) {
         let mut object = ObjectWriter::new(out);
         for (k, v) in self.iter() {

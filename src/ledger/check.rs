@@ -2,6 +2,8 @@
 //! and the ledger's files, so that a host can log or retry; the ledger
 //! section fills what is missing in any case.
 
+use crate::prelude::*;
+
 use crate::StrMap;
 use crate::json::{ObjectWriter, ToJson};
 

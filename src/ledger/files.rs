@@ -6,6 +6,8 @@
 //! (`mcp__fs__write_file`, `functions.apply_patch`) is also tried by its
 //! last segment, so the defaults match most agents without configuration.
 
+use crate::prelude::*;
+
 use crate::json::{Map, ObjectWriter, ToJson, Value, write_str};
 
 /// What a tool call did to a file, as the ledger records it.

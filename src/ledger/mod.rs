@@ -39,6 +39,8 @@
 //! assert_eq!(check("Work on the config loader.", &ledger).missing_files, ["src/config.rs"]);
 //! ```
 
+use crate::prelude::*;
+
 pub mod check;
 pub mod files;
 

@@ -10,26 +10,38 @@
 //! The chats live in one [`Chats`] registry per module instance; JS holds
 //! `u32` handles into it.
 
-use std::cell::RefCell;
+use crate::prelude::*;
+
+use core::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
 use crate::json_api::{self, Chats, TextOptionsCache};
 
-thread_local! {
-    /// Every chat of this module instance. Wasm is single-threaded and never
-    /// re-entered (it calls no JS), so the borrows below are never contended.
-    static CHATS: RefCell<Chats> = RefCell::new(Chats::new());
-    /// `estimateTextTokens`' last options, parsed.
-    static TEXT_OPTIONS: RefCell<TextOptionsCache> = RefCell::new(TextOptionsCache::default());
-}
+#[cfg(feature = "web-runtime")]
+mod runtime;
+
+/// A value of the module instance. The crate is `no_std` on wasm, so there
+/// is no `thread_local!`; none is needed: the module is built without the
+/// atomics feature, so it has one thread, and it is never re-entered (it
+/// calls no JS), so the borrows below are never contended.
+struct Instance<T>(RefCell<T>);
+
+// SAFETY: wasm32-unknown-unknown without `atomics` runs one thread: the
+// value is never shared between threads.
+unsafe impl<T> Sync for Instance<T> {}
+
+/// Every chat of this module instance.
+static CHATS: Instance<Chats> = Instance(RefCell::new(Chats::new()));
+/// `estimateTextTokens`' last options, parsed.
+static TEXT_OPTIONS: Instance<TextOptionsCache> = Instance(RefCell::new(TextOptionsCache::new()));
 
 /// Runs `f` on the registry. Not generic and not inlined: the registry's
 /// lazy set-up and borrow are then in the wasm once, not in every export
 /// (issue 13).
 #[inline(never)]
 fn chats(f: &mut dyn FnMut(&mut Chats) -> String) -> String {
-    CHATS.with(|chats| f(&mut chats.borrow_mut()))
+    f(&mut CHATS.0.borrow_mut())
 }
 
 /// `computeThresholds`.
@@ -60,7 +72,7 @@ pub fn estimate_text_tokens(text: &str, options: &str) -> String {
 /// options (the JS layer then asks `estimate_text_tokens` for the error).
 #[wasm_bindgen]
 pub fn estimate_text_number(text: &str, options: &str) -> f64 {
-    TEXT_OPTIONS.with(|cache| cache.borrow_mut().estimate(text, options))
+    TEXT_OPTIONS.0.borrow_mut().estimate(text, options)
 }
 
 /// `estimatePromptTokens`.

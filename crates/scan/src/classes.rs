@@ -161,7 +161,7 @@ pub(super) fn common_cjk(u: u32) -> Option<Feature> {
 
 /// The UTF-8 lead bytes of the characters [`common_cjk`] knows (U+3000 to
 /// U+DFFF).
-pub(super) const COMMON_CJK_LEADS: std::ops::RangeInclusive<u8> = 0xE3..=0xED;
+pub(super) const COMMON_CJK_LEADS: core::ops::RangeInclusive<u8> = 0xE3..=0xED;
 
 /// What the scanner asks about a character outside ASCII.
 pub(super) struct Other {

@@ -7,7 +7,7 @@
 //! ([`FamilyWeights`]). The order is the order of the weight table: a count
 //! is added at the end, and the weights refitted (`scripts/fit-estimator`).
 
-use std::ops::{Index, IndexMut};
+use core::ops::{Index, IndexMut};
 
 /// Declares the counts: one entry per count, its name as it appears in the
 /// weight table and the fitting tools, and what it counts.

@@ -11,6 +11,9 @@
 //! and the weighing stay there) and `utf16_len` under
 //! `compaction_core::estimate`.
 
+// Only `core`: the web build of compaction-core links no `std`.
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
 mod classes;
 pub mod features;
 mod scan;

@@ -52,7 +52,7 @@ mod tests {
         // Every char, one at a time and repeated across chunk boundaries.
         for u in (0..0x11_0000u32).step_by(97) {
             let Some(c) = char::from_u32(u) else { continue };
-            let s: String = std::iter::repeat_n(c, 11).collect();
+            let s: String = core::iter::repeat_n(c, 11).collect();
             assert_eq!(utf16_len(&s), s.encode_utf16().count(), "U+{u:04X}");
         }
     }

@@ -1,6 +1,8 @@
 //! The tokenizer families the weights imitate, their names, and their row
 //! of the weight table.
 
+use crate::prelude::*;
+
 use super::features::FamilyWeights;
 #[cfg(not(feature = "refit"))]
 use super::weights::WEIGHTS;

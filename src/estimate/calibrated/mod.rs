@@ -30,6 +30,8 @@
 //! The scanner, the counts and the weight rows are public for the fitting
 //! tools (`examples/`, `benches/`) only, and hidden from the documentation.
 
+use crate::prelude::*;
+
 mod family;
 #[cfg(not(feature = "refit"))]
 mod weights;
