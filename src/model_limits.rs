@@ -21,6 +21,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json::{ObjectWriter, ToJson};
 
 /// The date the table was checked against the providers' published pages.
@@ -197,9 +199,10 @@ pub fn model_limits(id: &str) -> ModelLimits {
             known: false,
             family: None,
             warning: Some(format!(
-                "compaction-core: the model {id:?} is not in the model table (checked \
+                "compaction-core: the model {id} is not in the model table (checked \
                  {TABLE_DATE}); assuming a window of {FALLBACK_WINDOW} tokens. Pass window (and \
-                 maxOutputTokens) for this model."
+                 maxOutputTokens) for this model.",
+                id = Quoted(id)
             )),
         },
     }

@@ -5,6 +5,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::calibrated::TokenizerFamily;
@@ -319,9 +321,10 @@ impl CompactorConfig {
                 None => limits.warning.clone().unwrap_or_default(),
                 // Nothing falls back but the output limit.
                 Some(_) => format!(
-                    "compaction-core: the model {model:?} is not in the model table (checked {}); \
+                    "compaction-core: the model {model} is not in the model table (checked {}); \
                      using the window given, and no output limit unless maxOutputTokens is given.",
-                    crate::model_limits::TABLE_DATE
+                    crate::model_limits::TABLE_DATE,
+                    model = Quoted(model)
                 ),
             });
         }

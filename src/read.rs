@@ -16,6 +16,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, show_number};
@@ -50,7 +52,7 @@ pub fn describe(value: &Value) -> String {
         // Not `{n}`: that would link core's float printer.
         Value::Number(n) => format!("the number {}", show_number(*n)),
         Value::String(s) if s.chars().count() > 40 => "a string".into(),
-        Value::String(s) => format!("the string {s:?}"),
+        Value::String(s) => format!("the string {s}", s = Quoted(s)),
         Value::Array(_) => "an array".into(),
         Value::Object(_) => "an object".into(),
     }
@@ -223,9 +225,10 @@ impl<'a> Fields<'a> {
             .and_then(|map| map.keys().find(|k| !known.contains(&k.as_str())));
         match unknown {
             Some(key) => Err(self.error(format!(
-                "{}: unknown field {key:?}; expected one of {}",
+                "{}: unknown field {key}; expected one of {}",
                 self.path,
-                join(&mut known.iter().copied(), ", ")
+                join(&mut known.iter().copied(), ", "),
+                key = Quoted(key)
             ))),
             None => Ok(()),
         }
@@ -325,8 +328,9 @@ impl<'a> Fields<'a> {
             None => {
                 let names = join(&mut choices.iter().map(|c| name(*c)), ", ");
                 Err(self.error(format!(
-                    "{}.{key} must be one of {names}, got {text:?}",
+                    "{}.{key} must be one of {names}, got {text}",
                     self.path,
+                    text = Quoted(text),
                 )))
             }
         }

@@ -4,6 +4,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json::Value;
 
 use crate::content::Content;
@@ -163,7 +165,8 @@ pub(super) fn judge(
             return Verdict::Unusable(Error::new(
                 ErrorCode::InvalidAnswer,
                 format!(
-                    "the summarizer stopped with finish reason {reason:?} before finishing its summary"
+                    "the summarizer stopped with finish reason {reason} before finishing its summary",
+                    reason = Quoted(&reason)
                 ),
             ));
         }

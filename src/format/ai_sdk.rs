@@ -21,6 +21,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json;
 use crate::json::{Map, Value};
 
@@ -47,12 +49,14 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
             .any(|p| p.get("type").is_some_and(Value::is_string))
         {
             return Err(invalid(format!(
-                "{path} has \"parts\" of type {:?}: an AI SDK UI message? convert it with \
+                "{path} has \"parts\" of type {}: an AI SDK UI message? convert it with \
                  convertToModelMessages first",
-                parts
-                    .iter()
-                    .find_map(|p| p.get("type").and_then(Value::as_str))
-                    .unwrap_or_default()
+                Quoted(
+                    parts
+                        .iter()
+                        .find_map(|p| p.get("type").and_then(Value::as_str))
+                        .unwrap_or_default()
+                )
             )));
         }
         return Err(mismatch(path, "has \"parts\"", Format::Gemini));
@@ -104,10 +108,14 @@ pub(crate) fn read_message(message: &Value, path: &str) -> Result<ReadMessage, E
             map,
             path,
             Format::AiSdk,
-            format!("{path}.role must be {ROLES}, got {role:?}"),
+            format!(
+                "{path}.role must be {ROLES}, got {role}",
+                role = Quoted(role)
+            ),
         )),
         other => Err(invalid(format!(
-            "{path}.role must be {ROLES}, got {other:?}"
+            "{path}.role must be {ROLES}, got {other}",
+            other = Quoted(other)
         ))),
     }
 }
@@ -131,7 +139,8 @@ fn read_part(item: &Value, path: &str, role: &str, read: &mut ReadMessage) -> Re
         return Err(match sniff_part(map) {
             Some(format) if format != Format::AiSdk => mismatch(path, &observed_part(map), format),
             _ => invalid(format!(
-                "{path} has type {kind:?}, which a {role} message does not hold"
+                "{path} has type {kind}, which a {role} message does not hold",
+                kind = Quoted(kind)
             )),
         });
     }
@@ -254,7 +263,8 @@ fn output(map: &Map, path: &str) -> Result<(Outcome, Vec<Part>), Error> {
         other => {
             return Err(invalid(format!(
                 "{output_path}.type must be \"text\", \"json\", \"error-text\", \"error-json\", \
-                 \"execution-denied\" or \"content\", got {other:?}"
+                 \"execution-denied\" or \"content\", got {other}",
+                other = Quoted(other)
             )));
         }
     })

@@ -20,6 +20,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json;
 use crate::json::{Map, Value};
 
@@ -58,7 +60,8 @@ pub(crate) fn read_message(
         "system" => ("system", true),
         other => {
             return Err(invalid(format!(
-                "{path}.role must be {ROLES}, got {other:?}"
+                "{path}.role must be {ROLES}, got {other}",
+                other = Quoted(other)
             )));
         }
     };
@@ -95,7 +98,8 @@ fn read_block(
     let kind = part_type(map, path)?;
     if system && kind != "text" {
         return Err(invalid(format!(
-            "{path} must be a text block (a system message holds text), got type {kind:?}"
+            "{path} must be a text block (a system message holds text), got type {kind}",
+            kind = Quoted(kind)
         )));
     }
     let parts = &mut read.content.parts;
@@ -145,7 +149,8 @@ fn image(map: &Map, path: &str) -> Result<Part, Error> {
         "url" => file_media("image/unknown", string(source, "url", &source_path)?),
         "file" => file_media("image/unknown", string(source, "file_id", &source_path)?),
         other => Err(invalid(format!(
-            "{source_path}.type must be \"base64\", \"url\" or \"file\", got {other:?}"
+            "{source_path}.type must be \"base64\", \"url\" or \"file\", got {other}",
+            other = Quoted(other)
         ))),
     }
 }
@@ -184,7 +189,8 @@ fn document(map: &Map, path: &str, parts: &mut Vec<Part>) -> Result<(), Error> {
                         "image" => parts.push(image(block, &block_path)?),
                         other => {
                             return Err(invalid(format!(
-                                "{block_path} must be a text or image block, got type {other:?}"
+                                "{block_path} must be a text or image block, got type {other}",
+                                other = Quoted(other)
                             )));
                         }
                     }
@@ -200,7 +206,8 @@ fn document(map: &Map, path: &str, parts: &mut Vec<Part>) -> Result<(), Error> {
         },
         other => {
             return Err(invalid(format!(
-                "{source_path}.type must be \"base64\", \"text\", \"content\", \"url\" or \"file\", got {other:?}"
+                "{source_path}.type must be \"base64\", \"text\", \"content\", \"url\" or \"file\", got {other}",
+                other = Quoted(other)
             )));
         }
     }

@@ -45,6 +45,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use alloc::collections::VecDeque;
 
 use crate::StrMap;
@@ -122,13 +124,14 @@ impl Format {
             .ok_or_else(|| {
                 let names: Vec<String> = Format::ALL
                     .iter()
-                    .map(|f| format!("{:?}", f.name()))
+                    .map(|f| Quoted(f.name()).to_string())
                     .collect();
                 Error::new(
                     ErrorCode::InvalidArgument,
                     format!(
-                        "format must be one of {}, got {name:?}",
-                        crate::read::join(&mut names.iter().map(String::as_str), ", ")
+                        "format must be one of {}, got {name}",
+                        crate::read::join(&mut names.iter().map(String::as_str), ", "),
+                        name = Quoted(name)
                     ),
                 )
             })
@@ -492,7 +495,10 @@ fn text_message(message: &Content) -> Result<(Speaker, String), Error> {
         other => {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
-                format!("only user and model messages are written, got the role {other:?}"),
+                format!(
+                    "only user and model messages are written, got the role {other}",
+                    other = Quoted(other)
+                ),
             ));
         }
     };
@@ -696,18 +702,18 @@ fn part_type<'a>(map: &'a Map, path: &str) -> Result<&'a str, Error> {
 /// `history[3] has "parts": a Gemini message? pass format: "gemini"`.
 fn mismatch(path: &str, observed: &str, guess: Format) -> Error {
     invalid(format!(
-        "{path} {observed}: {} message? pass format: {:?}",
+        "{path} {observed}: {} message? pass format: {}",
         guess.label(),
-        guess.name()
+        Quoted(guess.name())
     ))
 }
 
 /// What a part looks like, for a mismatch error.
 fn observed_part(map: &Map) -> String {
     match map.get("type").and_then(Value::as_str) {
-        Some(t) => format!("has type {t:?}"),
+        Some(t) => format!("has type {t}", t = Quoted(t)),
         None => {
-            let keys: Vec<String> = map.keys().take(3).map(|k| format!("{k:?}")).collect();
+            let keys: Vec<String> = map.keys().take(3).map(|k| Quoted(k).to_string()).collect();
             let keys = crate::read::join(&mut keys.iter().map(String::as_str), ", ");
             format!("has {keys} and no \"type\"")
         }
@@ -829,7 +835,7 @@ fn observed_message(map: &Map) -> String {
         "function_call",
     ] {
         if map.contains_key(key) {
-            return format!("has {key:?}");
+            return format!("has {key}", key = Quoted(key));
         }
     }
     if let Some(role) = map.get("role").and_then(Value::as_str)
@@ -841,9 +847,13 @@ fn observed_message(map: &Map) -> String {
                 .filter_map(|i| i.get("type").and_then(Value::as_str))
                 .next()
         {
-            return format!("has the role {role:?} and a content part of type {t:?}");
+            return format!(
+                "has the role {role} and a content part of type {t}",
+                role = Quoted(role),
+                t = Quoted(t)
+            );
         }
-        return format!("has the role {role:?}");
+        return format!("has the role {role}", role = Quoted(role));
     }
     if let Some(Value::Array(items)) = map.get("content")
         && let Some((i, t)) = items
@@ -856,7 +866,7 @@ fn observed_message(map: &Map) -> String {
             })
             .and_then(|(i, item)| item.get("type").and_then(Value::as_str).map(|t| (i, t)))
     {
-        return format!("has content[{i}] of type {t:?}");
+        return format!("has content[{i}] of type {t}", t = Quoted(t));
     }
     "does not have this format's shape".into()
 }

@@ -20,6 +20,8 @@
 
 use crate::prelude::*;
 
+use crate::json::Quoted;
+
 use crate::json;
 use crate::json::{Map, Value};
 
@@ -90,7 +92,8 @@ pub(crate) fn read_message(
         }
         "model" => Err(mismatch(path, "has the role \"model\"", Format::Gemini)),
         other => Err(invalid(format!(
-            "{path}.role must be {ROLES}, got {other:?}"
+            "{path}.role must be {ROLES}, got {other}",
+            other = Quoted(other)
         ))),
     }
 }

@@ -36,6 +36,7 @@ mod write;
 pub use number::{number_to_string, write_number};
 pub use parse::{ParseError, RECURSION_LIMIT, from_str, from_str_nested};
 pub use value::{Map, Value, ValueIndex};
+pub(crate) use write::Quoted;
 pub use write::{ObjectWriter, ToJson, WriteJson, write_str};
 
 /// `alloc`'s `vec!` and `Vec` for [`json!`]'s expansion, which runs in the

@@ -407,7 +407,10 @@ impl IndexMut<&str> for Value {
                 };
                 &mut map.entries[i].1
             }
-            other => panic!("cannot set the field {key:?} of {other}"),
+            other => panic!(
+                "cannot set the field {key} of {other}",
+                key = super::Quoted(key)
+            ),
         }
     }
 }

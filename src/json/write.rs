@@ -282,6 +282,20 @@ impl<K: core::borrow::Borrow<str>, T: ToJson> ToJson for crate::StrMap<K, T> {
     }
 }
 
+/// A string as JSON writes it, quoted and escaped (`"a\"b"`): how error
+/// messages quote what the host gave. (Rust's `{:?}` would do too, but it
+/// links core's Unicode printability tables and escapes, 3.5 KB of the
+/// wasm, for a quoting that JS users do not read as theirs; issue 13.)
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl core::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut quoted = String::new();
+        write_str(&mut quoted, self.0);
+        f.write_str(&quoted)
+    }
+}
+
 /// `null`: what an operation with nothing to return answers.
 impl ToJson for () {
     fn write_json(&self, out: &mut String) {
