@@ -104,6 +104,7 @@ pub mod retention;
 pub mod settings;
 pub mod slim;
 pub mod str_map;
+pub(crate) mod str_search;
 pub mod summary_request;
 pub mod tips;
 pub mod usage;

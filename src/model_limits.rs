@@ -21,6 +21,8 @@
 
 use crate::prelude::*;
 
+use crate::str_search;
+
 use crate::json::Quoted;
 
 use crate::json::{ObjectWriter, ToJson};
@@ -233,7 +235,7 @@ fn normalize(id: &str) -> String {
 
 fn matches_at_boundary(id: &str, pattern: &str) -> bool {
     let mut from = 0;
-    while let Some(at) = id[from..].find(pattern) {
+    while let Some(at) = str_search::find(id.get(from..).unwrap_or_default(), pattern) {
         let start = from + at;
         let end = start + pattern.len();
         let before_ok = start == 0 || id.as_bytes()[start - 1] == b'-';

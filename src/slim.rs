@@ -278,9 +278,9 @@ fn cut(s: &str, n: usize, keep: usize) -> String {
     let removed = n.saturating_sub(keep);
     format!(
         "{}\n{}\n{}",
-        &s[..head_end],
+        s.get(..head_end).unwrap_or_default(),
         removed_marker(removed),
-        &s[tail_start.max(head_end)..]
+        s.get(tail_start.max(head_end)..).unwrap_or_default()
     )
 }
 

@@ -605,7 +605,7 @@ fn url_media(url: &str, fallback_mime: &str) -> Result<Part, Error> {
 fn data_url_mime(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("data:")?;
     let end = rest.find([';', ','])?;
-    Some(&rest[..end]).filter(|m| !m.is_empty())
+    rest.get(..end).filter(|m| !m.is_empty())
 }
 
 /// A block this reader does not know, kept whole and counted by its JSON;

@@ -102,7 +102,7 @@ pub fn write_str(out: &mut String, s: &str) {
         .bytes()
         .position(|b| b == b'"' || b == b'\\' || b < 0x20)
     {
-        out.push_str(&rest[..i]);
+        out.push_str(rest.get(..i).unwrap_or_default());
         let b = rest.as_bytes()[i];
         match b {
             b'"' => out.push_str("\\\""),
@@ -118,7 +118,7 @@ pub fn write_str(out: &mut String, s: &str) {
                 out.push(char::from(HEX[usize::from(b & 0xf)]));
             }
         }
-        rest = &rest[i + 1..];
+        rest = rest.get(i + 1..).unwrap_or_default();
     }
     out.push_str(rest);
     out.push('"');

@@ -8,6 +8,8 @@
 
 use crate::prelude::*;
 
+use crate::str_search;
+
 use crate::json::{Map, ObjectWriter, ToJson, Value, write_str};
 
 /// What a tool call did to a file, as the ledger records it.
@@ -211,9 +213,9 @@ pub(crate) fn fold_case(c: char) -> char {
 fn last_segment(name: &str) -> Option<&str> {
     let cut = ["__", ".", "/", ":"]
         .iter()
-        .filter_map(|sep| name.rfind(sep).map(|i| i + sep.len()))
+        .filter_map(|sep| str_search::rfind(name, sep).map(|i| i + sep.len()))
         .max()?;
-    Some(&name[cut..]).filter(|s| !s.is_empty())
+    name.get(cut..).filter(|s| !s.is_empty())
 }
 
 /// A path as the ledger keeps it, or `None` for text that cannot be one
@@ -296,7 +298,7 @@ impl Recogniser {
             collect_strings(value, &mut texts);
         }
         for text in &texts {
-            if text.contains("*** Begin Patch") {
+            if str_search::contains(text, "*** Begin Patch") {
                 envelope_patch(text, &mut out);
             } else if kind == Some(ToolKind::Patch) {
                 unified_diff(text, &mut out);

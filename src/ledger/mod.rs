@@ -41,6 +41,8 @@
 
 use crate::prelude::*;
 
+use crate::str_search;
+
 pub mod check;
 pub mod files;
 
@@ -476,7 +478,7 @@ impl Ledger {
         let (held, words): (Vec<&String>, Vec<&String>) = self
             .user_words
             .iter()
-            .partition(|w| summary.contains(w.trim()));
+            .partition(|w| str_search::contains(summary, w.trim()));
         let mut groups = Groups {
             files: files.into_iter().map(file_line).collect(),
             words: words.into_iter().map(word_line).collect(),
@@ -606,7 +608,10 @@ pub fn section_budget(auto: f64, original_tokens: f64, new_tokens_without: f64) 
 
 /// Whether `summary` names `path` (as given, or without a leading `./`).
 fn names_path(summary: &str, path: &str) -> bool {
-    summary.contains(path) || path.strip_prefix("./").is_some_and(|p| summary.contains(p))
+    str_search::contains(summary, path)
+        || path
+            .strip_prefix("./")
+            .is_some_and(|p| str_search::contains(summary, p))
 }
 
 /// Unrounded tokens of a text under `estimate`: per-piece costs that add
@@ -666,8 +671,8 @@ fn fit_text(text: &str, limit: f64, estimate: &EstimateOptions) -> Option<String
     let join = |head: usize, tail: usize, n: usize| {
         format!(
             "{} [… {n} characters cut by compaction …] {}",
-            text[..head].trim_end(),
-            text[tail..].trim_start()
+            text.get(..head).unwrap_or_default().trim_end(),
+            text.get(tail..).unwrap_or_default().trim_start()
         )
     };
     let (mut lo, mut hi) = (0usize, text.len());
@@ -683,7 +688,7 @@ fn fit_text(text: &str, limit: f64, estimate: &EstimateOptions) -> Option<String
     let (head, tail) = cut_at(lo);
     let (bytes_probe, chars_cut) = (
         join(head, tail, tail - head),
-        text[head..tail].chars().count(),
+        text.get(head..tail).unwrap_or_default().chars().count(),
     );
     if tokens(&bytes_probe) > limit {
         return None;
@@ -744,9 +749,9 @@ pub fn parse_sections(text: &str) -> (Vec<(String, Operation)>, Vec<String>) {
 fn parse_file_line(item: &str) -> Option<(String, Operation)> {
     let inner = item.strip_suffix(')')?;
     let mut end = inner.len();
-    while let Some(i) = inner[..end].rfind(" (") {
-        if let Some(op) = Operation::parse(&inner[i + 2..])
-            && let Some(path) = files::clean_path(&inner[..i])
+    while let Some(i) = str_search::rfind(inner.get(..end)?, " (") {
+        if let Some(op) = Operation::parse(inner.get(i + 2..)?)
+            && let Some(path) = files::clean_path(inner.get(..i)?)
         {
             return Some((path, op));
         }
