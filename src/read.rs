@@ -437,7 +437,10 @@ fn too_deep_path(bytes: &[u8]) -> String {
                 }
                 let end = i.min(bytes.len());
                 if let Some(Frame::Object(key @ None)) = stack.last_mut() {
-                    *key = Some(String::from_utf8_lossy(&bytes[start..end]).into_owned());
+                    // Between two quotes (or the end) of a text that came
+                    // as a `str`: always UTF-8, so nothing is lost here.
+                    let text = bytes.get(start..end).unwrap_or_default();
+                    *key = Some(core::str::from_utf8(text).unwrap_or_default().to_string());
                 }
             }
             b'[' | b'{' => {
