@@ -2,10 +2,11 @@
 //! crate is `no_std` on wasm (`src/lib.rs`), so each module takes `String`,
 //! `Vec`, `format!`… from here, and on wasm `f64`'s rounding methods.
 //!
-//! `core` has no `floor`, `ceil` or `fract` on stable Rust (nor the wasm
-//! instructions for them), so they are written here with a saturating
-//! integer conversion, exact for every `f64`: a value of magnitude 2^52 or
-//! more, an infinity or NaN is already whole and is returned as it is.
+//! `core` has no `floor`, `ceil` or `fract` on stable Rust (and the wasm
+//! instructions for them are unstable intrinsics), so they are written
+//! here with a saturating integer conversion, exact for every `f64`: a
+//! value of magnitude 2^52 or more, an infinity or NaN is already whole and
+//! is returned as it is.
 
 pub(crate) use alloc::boxed::Box;
 pub(crate) use alloc::string::{String, ToString};

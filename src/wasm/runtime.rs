@@ -5,11 +5,13 @@
 //! tests link `std` through wasm-bindgen-test, which brings its own.
 //!
 //! The panic handler traps at once, as `panic = "abort"` did with `std`,
-//! but without formatting the message first: with `std`, every panic site
-//! kept its message, its file and line, and the formatting code that
-//! prints them (to nowhere, on wasm32-unknown-unknown), about 10 KB. No
-//! input reaches a panic (the crate returns typed errors; `scripts/fuzz`
-//! checks it), so nothing a user sees changes.
+//! without formatting the message: std's panic path (its hook, the
+//! message's formatting and printing, to nowhere on wasm32-unknown-unknown)
+//! is not linked. With `thread_local!` gone too, the no-std step took the
+//! web build from 111,913 to 110,062 bytes gzip; the panic sites' messages
+//! and locations stay in the data, since core's prebuilt panics take them.
+//! No input reaches a panic (the crate returns typed errors;
+//! `scripts/fuzz` checks it), so nothing a user sees changes.
 
 /// The allocator `std` uses on wasm32-unknown-unknown, as a crate.
 #[global_allocator]
