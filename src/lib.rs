@@ -103,6 +103,7 @@ pub(crate) mod read;
 pub mod retention;
 pub mod settings;
 pub mod slim;
+pub(crate) mod sort;
 pub mod str_map;
 pub(crate) mod str_search;
 pub mod summary_request;

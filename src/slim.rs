@@ -124,7 +124,7 @@ pub fn fit_messages(
 /// The largest `c` with `Σ min(size, c) ≤ budget`.
 pub(crate) fn water_level(sizes: &[f64], budget: f64) -> f64 {
     let mut sorted: Vec<f64> = sizes.to_vec();
-    heapsort(&mut sorted);
+    crate::sort::heapsort_by(&mut sorted, &|a, b| a.total_cmp(b).is_lt());
     let mut below = 0.0;
     let n = sorted.len();
     for (i, &size) in sorted.iter().enumerate() {
@@ -137,36 +137,6 @@ pub(crate) fn water_level(sizes: &[f64], budget: f64) -> f64 {
         below += size;
     }
     f64::INFINITY
-}
-
-/// Sorts `v` ascending by [`f64::total_cmp`]. A heap sort by hand: the only
-/// sort in the crate, and std's (stable or not) cost the wasm about 2 KB
-/// (issue 13). Stability cannot matter: values equal under `total_cmp`
-/// have the same bits.
-fn heapsort(v: &mut [f64]) {
-    fn sift_down(v: &mut [f64], mut root: usize) {
-        loop {
-            let mut child = 2 * root + 1;
-            if child >= v.len() {
-                return;
-            }
-            if child + 1 < v.len() && v[child].total_cmp(&v[child + 1]).is_lt() {
-                child += 1;
-            }
-            if v[root].total_cmp(&v[child]).is_ge() {
-                return;
-            }
-            v.swap(root, child);
-            root = child;
-        }
-    }
-    for i in (0..v.len() / 2).rev() {
-        sift_down(v, i);
-    }
-    for end in (1..v.len()).rev() {
-        v.swap(0, end);
-        sift_down(&mut v[..end], 0);
-    }
 }
 
 /// A copy of `message` whose tool outputs (function responses) larger than
@@ -395,49 +365,5 @@ fn json_strings(value: &mut Value, key: Option<&str>, f: &mut dyn FnMut(&mut Str
             .iter_mut()
             .for_each(|(k, v)| json_strings(v, Some(k.as_str()), f)),
         _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::heapsort;
-
-    /// The hand-written sort orders exactly as std's stable sort by
-    /// `total_cmp`, bit for bit (signed zeros, NaNs, infinities, repeats).
-    #[test]
-    fn heapsort_orders_as_std() {
-        let specials = [
-            0.0,
-            -0.0,
-            f64::NAN,
-            -f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            1.5,
-            1.5,
-            -3.0,
-            f64::MIN_POSITIVE,
-        ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        for len in 0..40 {
-            let v: Vec<f64> = (0..len)
-                .map(|i| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    if i % 3 == 0 {
-                        specials[(seed % specials.len() as u64) as usize]
-                    } else {
-                        (seed % 1000) as f64 / 7.0
-                    }
-                })
-                .collect();
-            let mut ours = v.clone();
-            heapsort(&mut ours);
-            let mut expected = v;
-            expected.sort_by(f64::total_cmp);
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&ours), bits(&expected), "length {len}");
-        }
     }
 }

@@ -1,12 +1,16 @@
 //! A map from strings to values, in insertion order, for the crate's lookup
 //! tables (call ids, tool names, summary sections, tips last shown).
 //!
-//! It replaces `BTreeMap` (issue 13): std's B-tree is monomorphized per
-//! key and value type, and its five instances took 23.5 KB of the wasm. Here
-//! the entries are a `Vec` and the index an open-addressing table of entry
-//! numbers, probed by code that is not generic at all, so each new instance
-//! costs a few hundred bytes. A key is found in O(1) expected time, as
-//! histories with thousands of tool calls need.
+//! It replaces the crate's `BTreeMap`s (issue 13): std's B-tree is
+//! monomorphized per key and value type, and five instances of it took
+//! 23.5 KB of the wasm. Here the entries are a `Vec` and the index is one
+//! `BTreeMap<Box<str>, u32>` from key to entry number, the same type in
+//! every map, so the B-tree's code is in the wasm once and each map adds
+//! only the few lines below. A B-tree rather than a hash table: lookups
+//! and insertions stay O(log n) whatever the keys, where a table with an
+//! unkeyed hash could be made quadratic by call ids chosen to collide (the
+//! wasm has no entropy to key one with). The index holds its own copy of
+//! each key.
 //!
 //! ```
 //! use compaction_core::StrMap;
@@ -20,6 +24,7 @@
 
 use crate::prelude::*;
 
+use alloc::collections::BTreeMap;
 use core::borrow::Borrow;
 use core::fmt;
 
@@ -27,55 +32,17 @@ use core::fmt;
 #[derive(Clone)]
 pub struct StrMap<K, V> {
     entries: Vec<(K, V)>,
-    /// Entry number + 1 in each slot, 0 for an empty one; empty until the
-    /// first insertion, then a power of two at most half full.
-    slots: Vec<u32>,
+    /// Each key's entry number.
+    index: BTreeMap<Box<str>, u32>,
 }
 
 impl<K, V> Default for StrMap<K, V> {
     fn default() -> Self {
         StrMap {
             entries: Vec::new(),
-            slots: Vec::new(),
+            index: BTreeMap::new(),
         }
     }
-}
-
-/// FNV-1a: short keys (ids, names), no hostile-collision concern worth a
-/// keyed hash (a host only slows its own chat).
-fn hash(key: &str) -> u32 {
-    key.bytes().fold(0x811c_9dc5, |h: u32, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
-}
-
-/// The slot of `key` in `slots`: `Ok` with the slot of its entry, or `Err`
-/// with the empty slot where it would go. `key_at(i)` is entry `i`'s key.
-/// Not generic, so every map shares this one copy.
-fn probe<'k>(slots: &[u32], key: &str, key_at: &dyn Fn(usize) -> &'k str) -> Result<usize, usize> {
-    let mask = slots.len() - 1;
-    let mut slot = hash(key) as usize & mask;
-    loop {
-        match slots[slot] {
-            0 => return Err(slot),
-            n if key_at(n as usize - 1) == key => return Ok(slot),
-            _ => slot = (slot + 1) & mask,
-        }
-    }
-}
-
-/// A table of `size` slots (a power of two) indexing `keys`, which are
-/// distinct.
-fn rebuild(size: usize, keys: &mut dyn Iterator<Item = &str>) -> Vec<u32> {
-    let mut slots = vec![0u32; size];
-    for (i, key) in keys.enumerate() {
-        let mut slot = hash(key) as usize & (size - 1);
-        while slots[slot] != 0 {
-            slot = (slot + 1) & (size - 1);
-        }
-        slots[slot] = i as u32 + 1;
-    }
-    slots
 }
 
 impl<K: Borrow<str>, V> StrMap<K, V> {
@@ -95,13 +62,7 @@ impl<K: Borrow<str>, V> StrMap<K, V> {
     }
 
     fn position(&self, key: &str) -> Option<usize> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let entries = &self.entries;
-        probe(&self.slots, key, &|i| entries[i].0.borrow())
-            .ok()
-            .map(|slot| self.slots[slot] as usize - 1)
+        self.index.get(key).map(|&i| i as usize)
     }
 
     /// The value of `key`, if the map has it.
@@ -144,18 +105,8 @@ impl<K: Borrow<str>, V> StrMap<K, V> {
     /// Appends a key the map does not have; returns its entry number.
     fn push(&mut self, key: K, value: V) -> usize {
         let i = self.entries.len();
+        self.index.insert(key.borrow().into(), i as u32);
         self.entries.push((key, value));
-        if self.slots.len() < 2 * self.entries.len() {
-            let size = (2 * self.entries.len()).next_power_of_two().max(8);
-            self.slots = rebuild(size, &mut self.entries.iter().map(|(k, _)| k.borrow()));
-        } else {
-            let entries = &self.entries;
-            if let Err(slot) = probe(&self.slots, entries[i].0.borrow(), &|j| {
-                entries[j].0.borrow()
-            }) {
-                self.slots[slot] = i as u32 + 1;
-            }
-        }
         i
     }
 

@@ -431,13 +431,22 @@ fn dedupe(entries: Vec<(String, Value)>) -> Map {
         map.extend(entries);
         return map;
     }
-    let mut first: crate::StrMap<&str, usize> = crate::StrMap::new();
-    let places: Vec<usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, (k, _))| *first.get_or_insert_with(k.as_str(), || i))
-        .collect();
-    drop(first);
+    // Each entry's place is the first entry with its key. Found by sorting
+    // the entries' numbers by key, then number: O(n log n) comparisons
+    // whatever the keys, where a hash table could be made quadratic by
+    // keys chosen to collide (a tool's JSON output comes from anywhere).
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    crate::sort::heapsort_by(&mut order, &|&a, &b| {
+        (entries[a].0.as_str(), a) < (entries[b].0.as_str(), b)
+    });
+    let mut places: Vec<usize> = vec![0; entries.len()];
+    let mut run_first = 0;
+    for (n, &i) in order.iter().enumerate() {
+        if n == 0 || entries[order[n - 1]].0 != entries[i].0 {
+            run_first = i;
+        }
+        places[i] = run_first;
+    }
     if places.iter().enumerate().all(|(i, &p)| p == i) {
         return Map::from_entries(entries);
     }

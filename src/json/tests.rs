@@ -208,7 +208,24 @@ fn objects_keep_their_order_and_the_last_of_a_repeated_key() {
     let v = from_str(&format!("{{{}\"end\":true}}", many)).unwrap();
     assert_eq!(v.as_object().unwrap().len(), 11);
     assert_eq!(v["k3"], 13);
-    assert_eq!(v.as_object().unwrap().keys().next().unwrap(), "k0");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let expected: Vec<String> = (0..10)
+        .map(|i| format!("k{i}"))
+        .chain(["end".into()])
+        .collect();
+    assert_eq!(keys, expected);
+    // A large object, every key twice: each keeps its first place and its
+    // last value (the reader sorts the keys, in O(n log n) whatever they
+    // are, to find repeats).
+    let n = 50_000;
+    let text: String = (0..2 * n)
+        .map(|i| format!("\"key{}\":{i},", i % n))
+        .collect();
+    let v = from_str(&format!("{{{}\"end\":0}}", text)).unwrap();
+    let map = v.as_object().unwrap();
+    assert_eq!(map.len(), n + 1);
+    assert_eq!(map.keys().nth(12_345).unwrap(), "key12345");
+    assert_eq!(v["key12345"], 12_345 + n as u64);
     // Equality is a map's: order does not matter.
     assert_eq!(json!({ "a": 1, "b": 2 }), json!({ "b": 2, "a": 1 }));
     assert_ne!(json!({ "a": 1 }), json!({ "a": 1, "b": 2 }));
