@@ -58,15 +58,17 @@ pub fn describe(value: &Value) -> String {
     }
 }
 
-/// `items` joined with `sep`, as `[..].join(sep)`: one non-generic copy in
-/// the wasm instead of std's per slice type (issue 13).
-pub(crate) fn join(items: &mut dyn Iterator<Item = &str>, sep: &str) -> String {
+/// `items` joined with `sep`, as `[..].join(sep)`: two small copies in the
+/// wasm (`&str` and `String` items) instead of std's per slice type, and no
+/// `dyn Iterator`, whose vtable links `nth`, `count` and the rest for every
+/// iterator passed (issue 13).
+pub(crate) fn join<S: AsRef<str>>(items: &[S], sep: &str) -> String {
     let mut out = String::new();
-    for (i, item) in items.enumerate() {
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(sep);
         }
-        out.push_str(item);
+        out.push_str(item.as_ref());
     }
     out
 }
@@ -227,7 +229,7 @@ impl<'a> Fields<'a> {
             Some(key) => Err(self.error(format!(
                 "{}: unknown field {key}; expected one of {}",
                 self.path,
-                join(&mut known.iter().copied(), ", "),
+                join(known, ", "),
                 key = Quoted(key)
             ))),
             None => Ok(()),
@@ -326,7 +328,8 @@ impl<'a> Fields<'a> {
         match choices.iter().copied().find(|c| name(*c) == text) {
             Some(choice) => Ok(Some(choice)),
             None => {
-                let names = join(&mut choices.iter().map(|c| name(*c)), ", ");
+                let names: Vec<&str> = choices.iter().map(|c| name(*c)).collect();
+                let names = join(&names, ", ");
                 Err(self.error(format!(
                     "{}.{key} must be one of {names}, got {text}",
                     self.path,

@@ -130,7 +130,7 @@ impl Format {
                     ErrorCode::InvalidArgument,
                     format!(
                         "format must be one of {}, got {name}",
-                        crate::read::join(&mut names.iter().map(String::as_str), ", "),
+                        crate::read::join(&names, ", "),
                         name = Quoted(name)
                     ),
                 )
@@ -624,7 +624,7 @@ fn unknown_part(block: &Value) -> Part {
 
 /// Texts joined for a tool output the model reads as one text.
 fn join_texts(texts: &[String]) -> String {
-    crate::read::join(&mut texts.iter().map(String::as_str), "\n")
+    crate::read::join(texts, "\n")
 }
 
 // ---- reading helpers ------------------------------------------------------
@@ -714,7 +714,7 @@ fn observed_part(map: &Map) -> String {
         Some(t) => format!("has type {t}", t = Quoted(t)),
         None => {
             let keys: Vec<String> = map.keys().take(3).map(|k| Quoted(k).to_string()).collect();
-            let keys = crate::read::join(&mut keys.iter().map(String::as_str), ", ");
+            let keys = crate::read::join(&keys, ", ");
             format!("has {keys} and no \"type\"")
         }
     }

@@ -644,7 +644,7 @@ fn user_words(message: &Content) -> Option<String> {
     if message.role != "user" || message.is_tool_result() || is_compaction_message(message) {
         return None;
     }
-    let text = crate::read::join(&mut texts(message), "\n");
+    let text = crate::read::join(&texts(message).collect::<Vec<_>>(), "\n");
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_string())
 }
