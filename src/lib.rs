@@ -39,7 +39,7 @@
 //!   and written as `JSON.parse` and `JSON.stringify` do, numbers exactly;
 //!   the [`json!`] macro builds them.
 //! * [`str_map`]: the lookup tables' map (strings to values, in insertion
-//!   order), in place of std's `BTreeMap`.
+//!   order), every map indexed by the same one B-tree type.
 //! * [`json_api`]: every operation of the JS API over JSON text, returning
 //!   JSON envelopes; the wasm exports are one line each over it.
 //!
