@@ -23,6 +23,7 @@ import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { estimateTextTokens as portEstimate } from "./scan.mjs";
+import { race } from "./timing.mjs";
 import { ROOT, rustTable } from "./weights.mjs";
 
 const args = process.argv.slice(2);
@@ -84,34 +85,17 @@ const candidates = [
 ];
 
 /** Median milliseconds of one pass over `inputs`, per candidate. */
-function race(inputs) {
-  const times = candidates.map(() => []);
-  const totals = candidates.map(() => 0);
-  for (let round = 0; round < WARMUP_ROUNDS + rounds; round++) {
-    for (let k = 0; k < candidates.length; k++) {
-      // Rotate who goes first, so no one always runs after the same neighbour.
-      const i = (k + round) % candidates.length;
-      const c = candidates[i];
-      c.before?.();
-      const start = process.hrtime.bigint();
-      let total = 0;
-      for (const t of inputs) total += c.count(t);
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      if (round >= WARMUP_ROUNDS) times[i].push(ms);
-      totals[i] = total; // used, so the calls cannot be optimized away
-    }
-  }
-  return times.map((ts, i) => ({ ms: median(ts), tokens: totals[i] }));
+async function passes(inputs) {
+  const results = await race(candidates, rounds, WARMUP_ROUNDS, (c) => {
+    let total = 0;
+    for (const t of inputs) total += c.count(t);
+    return total;
+  });
+  return results.map((r) => ({ ms: r.ms, tokens: r.total }));
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-function report(title, inputs) {
-  const results = race(inputs);
+async function report(title, inputs) {
+  const results = await passes(inputs);
   console.log(`## ${title}\n`);
   console.log(`${"estimator".padEnd(52)} ${"ms/pass".padStart(9)} ${"MB/s".padStart(8)} ${"µs/KB".padStart(8)} ${"tokens".padStart(9)}`);
   results.forEach((r, i) => {
@@ -136,8 +120,8 @@ console.log(
 console.log(`rounds: ${WARMUP_ROUNDS} warm-up + ${rounds} timed, candidates taking turns; figures are the median round`);
 console.log(`check: the JS port gives the wasm's estimate on all ${texts.length + 1} texts (calibrated and conservative o200k)\n`);
 
-report(`One call per text (${texts.length} calls a pass)`, texts);
-report("The whole corpus as one string (1 call a pass)", [whole]);
+await report(`One call per text (${texts.length} calls a pass)`, texts);
+await report("The whole corpus as one string (1 call a pass)", [whole]);
 
 console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 console.log("Issue 6 asks for wasm ≥ 2× the JS scan and ≥ 50× the exact count; these are measurements, not a test.");

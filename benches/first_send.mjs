@@ -29,7 +29,8 @@ import { cpus, loadavg, arch, platform } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { FORMATS, buildHistory, forEachText, loadSessions, median } from "./histories.mjs";
+import { FORMATS, buildHistory, forEachText, loadSessions } from "./histories.mjs";
+import { race } from "./timing.mjs";
 import { tokensOfCounts, scan } from "./scan.mjs";
 import { ROOT, rustTable } from "./weights.mjs";
 
@@ -147,21 +148,9 @@ const candidates = [
   ...["openai", "anthropic", "ai-sdk"].map((f) => ({ name: `beforeSend, first send, format ${f}`, count: sends[f].send })),
 ];
 
-const times = candidates.map(() => []);
-const totals = candidates.map(() => 0);
-for (let round = 0; round < WARMUP_ROUNDS + rounds; round++) {
-  for (let k = 0; k < candidates.length; k++) {
-    const i = (k + round) % candidates.length;
-    const c = candidates[i];
-    c.before?.();
-    const start = process.hrtime.bigint();
-    const total = await c.count();
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (round >= WARMUP_ROUNDS) times[i].push(ms);
-    totals[i] = total;
-  }
-}
-const ms = times.map(median);
+const results = await race(candidates, rounds, WARMUP_ROUNDS, (c) => c.count());
+const ms = results.map((r) => r.ms);
+const totals = results.map((r) => r.total);
 
 const json = JSON.stringify(history);
 let textChars = 0;

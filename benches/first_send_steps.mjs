@@ -44,7 +44,8 @@ import { createRequire } from "node:module";
 import { cpus, loadavg, arch, platform } from "node:os";
 import { join } from "node:path";
 
-import { FORMATS, buildHistory, forEachText, loadSessions, median } from "./histories.mjs";
+import { FORMATS, buildHistory, forEachText, loadSessions } from "./histories.mjs";
+import { median } from "./timing.mjs";
 import { ROOT } from "./weights.mjs";
 
 const args = process.argv.slice(2);

@@ -219,16 +219,3 @@ export function forEachText(history, each) {
     }
   }
 }
-
-/** Median of a list of numbers. */
-export function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** The `q` quantile (0..1) of a list of numbers, nearest rank. */
-export function quantile(xs, q) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}

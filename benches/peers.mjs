@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { median } from "./timing.mjs";
 import { ROOT } from "./weights.mjs";
 
 const corpusPath = resolve(process.argv[2] ?? join(ROOT, "tests", "corpus", "tokens-dev.jsonl"));
@@ -53,11 +54,6 @@ function ratios(row, tok, keep = () => true) {
   return samples.filter(keep).filter((s) => s.tokens[tok] > 0).map((s) => row.estimate(s, tok) / s.tokens[tok]);
 }
 const meanAbsError = (rs) => rs.reduce((a, r) => a + Math.abs(r - 1), 0) / Math.max(rs.length, 1);
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 console.log("# Accuracy against real counts (benches/peers.mjs)\n");

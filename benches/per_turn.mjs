@@ -21,7 +21,8 @@ import { createRequire } from "node:module";
 import { cpus, loadavg, arch, platform } from "node:os";
 import { join } from "node:path";
 
-import { FORMATS, USER_TEXT, buildHistory, loadSessions, median, quantile } from "./histories.mjs";
+import { FORMATS, USER_TEXT, buildHistory, loadSessions } from "./histories.mjs";
+import { median, quantile } from "./timing.mjs";
 import { ROOT } from "./weights.mjs";
 
 const args = process.argv.slice(2);
