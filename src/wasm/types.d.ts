@@ -272,6 +272,8 @@ export interface SavedState {
     maxOutputTokens?: number;
     /** Written only when true. */
     clearToolOutputs?: boolean;
+    /** Written only when not `"gemini"`. */
+    format?: MessageFormat;
   };
   consecutiveFailures: number;
   lastPromptTokenCount: number;
@@ -298,8 +300,8 @@ export type UsageReport =
   | { usage?: UsageReport | null }
   | { totalUsage?: UsageReport | null };
 
-/** The counts read from a usage object. */
-export interface Usage { inputTokens: number | null; outputTokens: number | null; thoughtsTokens: number | null; totalTokens: number | null }
+/** The counts read from a usage object: only those it carried. */
+export interface Usage { inputTokens?: number; outputTokens?: number; thoughtsTokens?: number; totalTokens?: number }
 
 /** What `reportUsage` took. */
 export interface UsageUpdate {

@@ -97,14 +97,16 @@ export class ChatCompactor<M extends object = Content> {
      */
     reportUsage(usage: UsageReport | null | undefined): UsageUpdate;
     /**
-     * A chat restored from `save()`'s output (e.g. after a webview reload).
+     * A chat restored from `save()`'s output (e.g. after a webview reload),
+     * typed with your message type as the chat that saved it was.
      *
      * @example
      * ```ts
      * const chat = ChatCompactor.restore(JSON.parse(localStorage.chatState));
+     * const openaiChat: ChatCompactor<ChatCompletionMessageParam> = ChatCompactor.restore(saved);
      * ```
      */
-    static restore(state: SavedState): ChatCompactor;
+    static restore<M extends object = Content>(state: SavedState): ChatCompactor<M>;
     /**
      * The state as plain JSON data, for `ChatCompactor.restore`. A run in
      * flight is not part of it.
