@@ -282,8 +282,13 @@ enum Finish {
 fn classify_finish_reason(reason: &str) -> Finish {
     match reason.trim().to_ascii_lowercase().as_str() {
         // Gemini MAX_TOKENS, OpenAI and AI SDK length, Anthropic
-        // max_tokens, OpenAI Responses max_output_tokens.
-        "max_tokens" | "length" | "max_output_tokens" => Finish::MaxTokens,
+        // max_tokens, OpenAI Responses max_output_tokens; and Anthropic's
+        // model_context_window_exceeded: the request and the answer filled
+        // the window, so the summary stopped short, as the AI SDK reports
+        // the same event (`length`).
+        "max_tokens" | "length" | "max_output_tokens" | "model_context_window_exceeded" => {
+            Finish::MaxTokens
+        }
         "safety"
         | "recitation"
         | "blocklist"
@@ -303,8 +308,6 @@ fn classify_finish_reason(reason: &str) -> Finish {
         | "function_call"
         | "tool_use"
         | "pause_turn"
-        // Anthropic: the request and the answer filled the model's window.
-        | "model_context_window_exceeded"
         // AI SDK (`FinishReason`): a filter, a tool call, an error, or a
         // reason the provider gave that the SDK does not name.
         | "content-filter"
