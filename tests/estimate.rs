@@ -165,9 +165,9 @@ fn prompt_estimate_uses_the_usage_anchor_when_there_is_one() {
 
 #[test]
 fn a_huge_usage_anchor_saturates_instead_of_wrapping() {
-    // Usage counts are clamped to u64::MAX; adding the message must keep
-    // the prompt huge (issue 10: it wrapped to the message's 3 tokens, and
-    // panicked natively).
+    // Adding the message must keep the prompt huge (issue 10: it wrapped to
+    // the message's 3 tokens, and panicked natively), held at the one clamp
+    // of every count, 2^53 − 1 (issue 19).
     let user = Content::text("user", "hello world");
     for options in [
         EstimateOptions::default(),
@@ -175,11 +175,11 @@ fn a_huge_usage_anchor_saturates_instead_of_wrapping() {
     ] {
         assert_eq!(
             estimate_prompt_tokens(&[], &user, u64::MAX, &options),
-            u64::MAX
+            compaction_core::usage::MAX_COUNT
         );
         assert_eq!(
             estimate_prompt_tokens(&[], &user, u64::MAX - 1, &options),
-            u64::MAX
+            compaction_core::usage::MAX_COUNT
         );
     }
 }
@@ -261,4 +261,31 @@ fn parts_round_trip_with_their_field_order() {
         compaction_core::json::to_string(&contents),
         value.to_string()
     );
+}
+
+/// One clamp for every count (issue 19, defect 4): a prompt estimate over a
+/// usage count near the top is held at 2^53 − 1, as usage counts are, never
+/// at 2^64 (which JS reads as a larger number than the count it was given).
+#[test]
+fn a_prompt_estimate_is_clamped_at_2_to_the_53_minus_1_like_every_count() {
+    let max = compaction_core::usage::MAX_COUNT;
+    let message = Content::text("user", "hello world");
+    let options = EstimateOptions::default();
+    for last in [max, max - 1, max + 1, u64::MAX / 2, u64::MAX] {
+        assert_eq!(
+            estimate_prompt_tokens(&[], &message, last, &options),
+            max,
+            "last {last}"
+        );
+    }
+    // Through the JS API's number: 1e300 is a count far above the clamp.
+    for last in [1e300, 2f64.powi(64), max as f64] {
+        let text = compaction_core::json_api::estimate_prompt_tokens(
+            "[]",
+            r#"{"role":"user","parts":[{"text":"hello world"}]}"#,
+            last,
+            "",
+        );
+        assert_eq!(text, format!("{{\"ok\":{max}}}"), "last {last}");
+    }
 }

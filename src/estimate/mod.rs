@@ -28,7 +28,8 @@ use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::content::{Content, Part, PartKind};
 use crate::error::{Error, ErrorCode};
-use crate::read::{Fields, IMAGE_TOKEN_ESTIMATE};
+use crate::read::{Fields, IMAGE_TOKEN_ESTIMATE, MAX_COUNT};
+use crate::usage::add_counts;
 use calibrated::TokenizerFamily;
 pub use text::{
     CHARS_PER_TOKEN, Estimator, JSON_CHARS_PER_TOKEN, Reference, SelectedEstimator, TextEstimator,
@@ -203,7 +204,7 @@ fn part_tokens(part: &Part, estimator: &dyn TextEstimator, image_token_estimate:
 /// ```
 pub fn estimate_content_tokens(contents: &[Content], options: &EstimateOptions) -> u64 {
     let total: f64 = contents.iter().map(|c| message_tokens(c, options)).sum();
-    total.ceil() as u64
+    (total.ceil() as u64).min(MAX_COUNT)
 }
 
 /// Estimated tokens of one text under the selected estimator, rounded up.
@@ -235,18 +236,18 @@ pub fn estimate_prompt_tokens(
     options: &EstimateOptions,
 ) -> u64 {
     if last_prompt_token_count > 0 {
-        // Saturating: a huge usage count (clamped to u64::MAX) must stay
-        // huge, not wrap to the size of the message.
-        last_prompt_token_count.saturating_add(estimate_content_tokens(
-            core::slice::from_ref(user_message),
-            options,
-        ))
+        // Clamped at 2^53 − 1, as every count is: a huge usage count must
+        // stay huge, not wrap to the size of the message.
+        add_counts(
+            last_prompt_token_count,
+            estimate_content_tokens(core::slice::from_ref(user_message), options),
+        )
     } else {
         let total: f64 = history
             .iter()
             .chain(core::iter::once(user_message))
             .map(|c| message_tokens(c, options))
             .sum();
-        total.ceil() as u64
+        (total.ceil() as u64).min(MAX_COUNT)
     }
 }
