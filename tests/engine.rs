@@ -967,11 +967,12 @@ fn huge_usage_counts_clamp_to_the_largest_exact_count_and_still_compact() {
     assert_eq!(parsed.usage.input_tokens, Some(MAX));
     assert_eq!(parsed.usage.prompt_total(), Some(MAX));
     assert!(parsed.ignored.is_empty(), "each count alone is exact");
-    // The stateless estimate saturates instead of overflowing.
+    // The stateless estimate clamps at the same count instead of
+    // overflowing (issue 19: one clamp).
     let options = compaction_core::EstimateOptions::default();
     assert_eq!(
         compaction_core::estimate_prompt_tokens(&[], &user("hello"), u64::MAX, &options),
-        u64::MAX
+        MAX
     );
 }
 
