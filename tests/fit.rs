@@ -104,8 +104,34 @@ fn next_prompt(
     estimate_content_tokens(&new_history, &chat.options().estimate)
 }
 
+/// `answer` with the usage a provider reports for `request`, as every ready
+/// summarizer returns it: the request's input and the summary's output,
+/// counted by the estimator the chat uses.
+fn with_usage(
+    request: &SummaryRequest,
+    answer: SummaryAnswer,
+    chat_estimate: &EstimateOptions,
+) -> SummaryAnswer {
+    let input = compaction_core::summary_request::request_tokens(request, chat_estimate).ceil();
+    let output = message_tokens(&Content::text("model", &answer.text), chat_estimate).ceil();
+    let usage = json!({ "prompt_tokens": input, "completion_tokens": output });
+    SummaryAnswer {
+        usage: Some(compaction_core::Usage::from_value(&usage).usage),
+        ..answer
+    }
+}
+
 #[test]
 fn a_resumed_session_with_a_400k_character_message_compacts_below_auto() {
+    // Without usage in the summary's answer, and with it (issue 19, defect
+    // 2: with usage the slimmed tail's savings were not subtracted, and the
+    // run was INFLATED).
+    for usage in [false, true] {
+        a_resumed_session_with_a_400k_character_message(usage);
+    }
+}
+
+fn a_resumed_session_with_a_400k_character_message(usage: bool) {
     let next = user("go on with the fix");
     // The pasted message in the last exchange, then as the very last message.
     let cases = [
@@ -130,11 +156,19 @@ fn a_resumed_session_with_a_400k_character_message_compacts_below_auto() {
         let decision = chat.poll_before_send(&history, &next).unwrap();
         let (id, request, trigger) = expect_summarize(decision);
         assert_eq!(trigger, Trigger::Hard);
-        let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 2_000));
+        let estimate = chat.options().estimate;
+        let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| {
+            let answer = summary_of(r, n, 2_000);
+            if usage {
+                with_usage(r, answer, &estimate)
+            } else {
+                answer
+            }
+        });
         assert_eq!(
             outcome.status(),
             CompactionStatus::Compressed,
-            "{outcome:?}"
+            "usage {usage}: {outcome:?}"
         );
         assert_eq!(
             snapshot(&history),

@@ -91,6 +91,7 @@ pub(super) struct Prepared {
     pub starts_with_model: bool,
     pub history_tokens: u64,
     pub history_estimate: f64,
+    pub summarized_estimate: f64,
     pub tail_estimate: f64,
     pub request_overhead: f64,
     pub state: FitState,
@@ -398,6 +399,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // ones left out (they stay, first and verbatim).
     let pinned: Vec<usize> = (0..tail_from).filter(|&i| facts[i].pinned).collect();
     let summarized: Vec<usize> = (0..tail_from).filter(|&i| !facts[i].pinned).collect();
+    let summarized_estimate: f64 = summarized.iter().map(|&i| sizes[i]).sum();
     let head: Vec<Content> = summarized.iter().map(|&i| body[i].clone()).collect();
     let head_facts: Vec<MessageFacts> = summarized.iter().map(|&i| facts[i].clone()).collect();
     let nothing_to_summarize = head.is_empty() || head.iter().all(is_compaction_message);
@@ -468,6 +470,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             starts_with_model,
             history_tokens,
             history_estimate,
+            summarized_estimate,
             tail_estimate: kept_estimate,
             request_overhead,
             state,

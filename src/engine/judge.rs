@@ -97,7 +97,10 @@ pub(super) struct Basis {
     pub history_tokens: u64,
     /// The estimator's count of the whole history.
     pub history_estimate: f64,
-    /// The estimator's count of the kept tail.
+    /// The estimator's count of the messages the summary replaces.
+    pub summarized_estimate: f64,
+    /// The estimator's count of what the new history keeps besides the head
+    /// (pinned messages and the tail, slimmed where it was).
     pub tail_estimate: f64,
     /// The estimator's count of the request minus the summarized messages.
     pub request_overhead: f64,
@@ -199,29 +202,33 @@ pub(super) fn judge(
             head.push(Content::text("user", BRIDGE));
         }
         let head_estimate: f64 = head.iter().map(|c| message_tokens(c, options)).sum();
-        let (new_tokens, estimated) = match (usage.input_tokens, usage.answer_tokens()) {
+        // One arithmetic with usage and without: the new prompt is the old
+        // one minus what the summary replaces, minus what the estimator saw
+        // removed besides (the savings of a slimmed tail, a dropped trailing
+        // call), plus the head. Usage measures the replaced messages (the
+        // call's input minus the prompt and directive around them) and the
+        // model's text; without it both are estimated. What the estimator
+        // cannot see (system prompt, tool declarations) stays in the old
+        // count; the kept messages are never counted below their estimate.
+        let removed =
+            (basis.history_estimate - basis.summarized_estimate - basis.tail_estimate).max(0.0);
+        let measured = match (usage.input_tokens, usage.answer_tokens()) {
             (Some(input), Some(output)) if input > 0 && output > 0 => {
-                // What the summarized messages really cost: the call's input
-                // minus the prompt and directive around them.
                 let summarized = super::clamp(input as f64 - basis.request_overhead, 0.0, original);
                 // `output` counts the model's text; everything else in the
                 // head (tags, acknowledgement, bridge, the ledger section)
                 // is estimated.
                 let wrapping =
                     head_estimate - message_tokens(&Content::text("user", text), options);
-                (
-                    original - summarized + output as f64 + wrapping.max(0.0),
-                    false,
-                )
+                Some((summarized, output as f64 + wrapping.max(0.0)))
             }
-            _ => {
-                // Keep what the estimator cannot see (system prompt, tool
-                // declarations) from the provider's count, and estimate only
-                // the visible conversation.
-                let unseen = (original - basis.history_estimate).max(0.0);
-                (unseen + head_estimate + basis.tail_estimate, true)
-            }
+            _ => None,
         };
+        let estimated = measured.is_none();
+        let (summarized, head_tokens) =
+            measured.unwrap_or((basis.summarized_estimate, head_estimate));
+        let kept = (original - summarized - removed).max(basis.tail_estimate);
+        let new_tokens = kept + head_tokens;
         let new_tokens = (new_tokens.ceil().max(0.0) as u64).min(MAX_COUNT);
         (head, new_tokens, estimated)
     };

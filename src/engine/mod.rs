@@ -855,6 +855,7 @@ impl Compactor {
             basis: Basis {
                 history_tokens: prepared.history_tokens,
                 history_estimate: prepared.history_estimate,
+                summarized_estimate: prepared.summarized_estimate,
                 tail_estimate: prepared.tail_estimate,
                 request_overhead: prepared.request_overhead,
                 max_output_tokens: request.config.max_output_tokens,
