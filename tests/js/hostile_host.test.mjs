@@ -55,6 +55,15 @@ function chatAt(tokens) {
   return chat;
 }
 
+/** What a rejection reason says, for an assertion message. */
+const thrownText = (reason) => {
+  try {
+    return String(reason?.message ?? reason);
+  } catch {
+    return "an unprintable reason";
+  }
+};
+
 function revoked() {
   const { proxy, revoke } = Proxy.revocable({}, {});
   revoke();
@@ -128,6 +137,21 @@ const FAILURES = [
   ["aborts from inside, synchronously, before its promise exists",
     (_req, _ctx, env) => { env.controller.abort(); return new Promise(() => {}); }, S.ABORTED, false, null],
   ["aborts from inside, then throws", (_req, _ctx, env) => { env.controller.abort(); throw new Error("after abort"); }, S.ABORTED, false, null],
+  // The shape of `fetch` under an abort: the callback aborts, then hands back
+  // a promise that rejects (at once, later, or never settles). The run is
+  // ABORTED, and the rejection is observed: no unhandled rejection (issue 19).
+  ["aborts from inside, then returns a rejected promise",
+    (_req, _ctx, env) => { env.controller.abort(); return Promise.reject(new Error("AbortError: the operation was aborted")); },
+    S.ABORTED, false, null],
+  ["aborts from inside, then rejects later",
+    (_req, _ctx, env) => { env.controller.abort(); return new Promise((_, reject) => setTimeout(() => reject(new Error("late abort")), 2)); },
+    S.ABORTED, false, null],
+  ["aborts from inside, then returns a thenable that rejects",
+    (_req, _ctx, env) => { env.controller.abort(); return { then: (_, reject) => reject(new Error("thenable after abort")) }; },
+    S.ABORTED, false, null],
+  ["is aborted from outside, then rejects",
+    (_req, _ctx, env) => new Promise((_, reject) => setTimeout(() => { env.controller.abort(); reject(new Error("after outer abort")); }, 2)),
+    S.ABORTED, false, null],
   ["aborts from inside, later", async (_req, _ctx, env) => { await tick(2); env.controller.abort(); await new Promise(() => {}); },
     S.ABORTED, false, null],
   ["gets a signal that aborts with the run", (_req, ctx, env) => new Promise((_, reject) => {
@@ -165,9 +189,15 @@ const FAILURES = [
   }, S.EMPTY_SUMMARY, true, null],
 ];
 
+// Every promise a host hands the library is observed, whatever state the run
+// is in: an unhandled rejection would end a Node process (issue 19, defect 1).
+const unhandled = [];
+process.on("unhandledRejection", (reason) => unhandled.push(reason));
+
 for (const [modeName, mode] of Object.entries(MODES)) {
   for (const [name, summarize, status, counted, check] of FAILURES) {
     test(`${modeName}: the callback ${name}`, async () => {
+      const before = unhandled.length;
       const chat = chatAt(mode.tokens);
       const history = makeHistory(12);
       const snapshot = JSON.stringify(history);
@@ -195,6 +225,9 @@ for (const [modeName, mode] of Object.entries(MODES)) {
       chat.reportUsage({ totalTokenCount: mode.tokens });
       const next = await mode.run(chat, history, good);
       assert.equal(next.status, S.COMPRESSED, `next turn: ${next.statusName}`);
+      // Late rejections (2 ms) have come by now; any unobserved one is reported.
+      await tick(10);
+      assert.deepEqual(unhandled.slice(before).map(thrownText), [], "no unhandled rejection");
     });
   }
 

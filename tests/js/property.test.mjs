@@ -396,7 +396,23 @@ const answerArb = fc.oneof(
   text,
   wild,
 );
-const behaviour = fc.constantFrom("resolve", "return", "throw", "reject", "abortBefore", "abortInside", "abortLater", "resolveTwice", "reenter");
+const behaviour = fc.constantFrom("resolve", "return", "throw", "reject", "abortBefore", "abortInside", "abortLater", "resolveTwice", "reenter",
+  // The callback aborts the run's signal, then throws, rejects at once,
+  // rejects later, or never settles (issue 19): each promise is observed.
+  "abortThenThrow", "abortThenReject", "abortThenRejectLater", "abortThenHang");
+/** The callbacks that abort first: plain functions, so that their throw and their promise reach the library as they are. */
+const ABORT_FIRST = {
+  abortThenThrow: (controller, answer) => { controller.abort(); throw answer; },
+  abortThenReject: (controller, answer) => { controller.abort(); return Promise.reject(answer); },
+  abortThenRejectLater: (controller, answer) => {
+    controller.abort();
+    return new Promise((_, reject) => setTimeout(() => reject(answer), 1));
+  },
+  abortThenHang: (controller) => { controller.abort(); return new Promise(() => {}); },
+};
+/** Rejections no one observed during the fuzz runs (a listener keeps Node from exiting on them). */
+const unhandled = [];
+process.on("unhandledRejection", (reason) => unhandled.push(reason));
 const run = fc.record({
   mode: fc.constantFrom("auto", "hard", "manual", "quiet"),
   behaviour,
@@ -448,7 +464,8 @@ async function oneRun(generated) {
       default: return answer;
     }
   };
-  const call = behaviour === "return" ? () => answer : summarize;
+  const abortFirst = ABORT_FIRST[behaviour];
+  const call = behaviour === "return" ? () => answer : abortFirst ? () => abortFirst(controller, answer) : summarize;
   const opts = { signal: behaviour === "abortBefore" ? AbortSignal.abort() : controller.signal };
   let result;
   try {
@@ -492,6 +509,9 @@ test("fuzz: ChatCompactor beforeSend / compact runs", async () => {
     if ((await oneRun(input)) === "error") errors++;
     alive();
   }), { numRuns: Math.round(400 * SCALE), seed: SEED });
+  // The last run's late rejection (1 ms) has come by now.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(unhandled.length, 0, `${unhandled.length} unhandled rejections, the first: ${String(unhandled[0]?.message ?? unhandled[0])}`);
   report("ChatCompactor runs", count, errors);
 });
 

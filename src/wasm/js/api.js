@@ -532,9 +532,11 @@ export class ChatCompactor {
       } catch (error) {
         return failWith(error);
       }
-      if (settled) return;
       // A plain value is accepted as well as a promise or a thenable;
-      // new Promise never throws, whatever `then` or `constructor` do.
+      // new Promise never throws, whatever `then` or `constructor` do. It is
+      // observed even when the run has already settled (the callback aborted
+      // it, then returned a promise that rejects, as `fetch` does): an
+      // unobserved rejection would end a Node process. `finish` ignores it.
       new Promise((settle) => settle(returned)).then(
         (answer) => finish(() => answered(handle, id, answer)),
         failWith,
