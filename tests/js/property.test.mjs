@@ -225,7 +225,8 @@ function checkThresholds(t) {
   assert.ok(t.warn <= t.auto && t.auto <= t.hard, JSON.stringify(t));
 }
 function checkCount(n) {
-  assert.ok(Number.isInteger(n) && n >= 0, `a non-negative integer, got ${n}`);
+  // One clamp for every count: 2^53 − 1 (issue 19).
+  assert.ok(Number.isInteger(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER, `a non-negative integer up to 2^53 − 1, got ${n}`);
 }
 
 /** One fuzz target over the stateless exports: `call(input)` → result checked by `check`. */
