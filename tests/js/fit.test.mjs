@@ -55,7 +55,7 @@ const summaryOf = (request, n, chars = 6_000) => {
  * without usage (the provider's scale is 1), that its estimated input fits
  * the window beside the cap and the provider's framing.
  */
-function recorder(chat, answer = (request, n) => summaryOf(request, n), { checkInput = true } = {}) {
+function recorder(chat, answer = (request, n) => summaryOf(request, n), { checkInput = true, usage = false } = {}) {
   const requests = [];
   const summarize = (request, context) => {
     requests.push(request);
@@ -64,20 +64,44 @@ function recorder(chat, answer = (request, n) => summaryOf(request, n), { checkI
       const room = chat.window - request.config.maxOutputTokens - REQUEST_OVERHEAD_TOKENS;
       assert.ok(input <= room, `request ${requests.length}: input ${input} above window − cap − margin = ${room}`);
     }
-    return answer(request, requests.length, context);
+    const reply = answer(request, requests.length, context);
+    return usage ? withUsage(request, reply) : reply;
   };
   return { requests, summarize };
 }
 
+/**
+ * `answer` with the usage the provider reports for `request`, as every ready
+ * summarizer returns it (`compaction-core/summarizers`): the request's input
+ * and the summary's output, counted by the chat's estimator (issue 19,
+ * defect 2: the scenarios run with and without it).
+ */
+function withUsage(request, answer) {
+  if (answer === null || typeof answer !== "object" || typeof answer.text !== "string") return answer;
+  const input = estimateContentTokens([user(request.systemInstruction), ...request.contents], CHAT_ESTIMATE);
+  const output = estimateContentTokens([model(answer.text)], CHAT_ESTIMATE);
+  return { ...answer, usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output } };
+}
+/** Each fitting scenario runs twice: the summary's answer without usage, and with it. */
+const USAGE = [false, true];
+const withOrWithout = (usage) => (usage ? " (the answer with usage)" : "");
+
 /** The next prompt after a result: its history and `message`, estimated with the chat's estimator. */
 const nextPrompt = (result, message = next) => estimatePromptTokens(result.history, message, 0, CHAT_ESTIMATE);
 
-test("a resumed session holding a 400,000-character message compacts on 128,000, and the next prompt is below auto", async () => {
-  const history = [user("set up the project"), model("done"), user("what does the log say?"), model("paste it"),
-    user(prose(400_000)), model("the log shows a timeout in the fetch loop")];
+// The paste in the last exchange, then as the last model turn, whose slimmed
+// copy ends the new history (issue 19, defect 2: with usage that run was
+// INFLATED, 100,818 → 67,609 without).
+const PASTES = {
+  "in the last exchange": () => [user("set up the project"), model("done"), user("what does the log say?"), model("paste it"),
+    user(prose(400_000)), model("the log shows a timeout in the fetch loop")],
+  "as the last model turn": () => [user("set up the project"), model("done"), user("print the log"), model(prose(400_000))],
+};
+for (const usage of USAGE) for (const [where, makeHistory] of Object.entries(PASTES)) test(`a resumed session holding a 400,000-character message ${where} compacts on 128,000, and the next prompt is below auto${withOrWithout(usage)}`, async () => {
+  const history = makeHistory();
   const snapshot = JSON.stringify(history);
   const chat = new ChatCompactor({ window: WINDOW });
-  const { requests, summarize } = recorder(chat, (r, n) => summaryOf(r, n, 2_000));
+  const { requests, summarize } = recorder(chat, (r, n) => summaryOf(r, n, 2_000), { usage });
   const r = await chat.beforeSend(history, next, summarize);
   assert.equal(r.statusName, "COMPRESSED", `${r.statusName} ${r.noopReason}`);
   assert.equal(r.trigger, "hard");
@@ -92,11 +116,11 @@ test("a resumed session holding a 400,000-character message compacts on 128,000,
   if (r.keptFrom === history.length) assert.match(JSON.stringify(r.history), /characters removed by compaction/);
 });
 
-test("a resumed 1,000,000-token agent session on 128,000 with maxOutputTokens 16,384: several calls, each fitting", async () => {
+for (const usage of USAGE) test(`a resumed 1,000,000-token agent session on 128,000 with maxOutputTokens 16,384: several calls, each fitting${withOrWithout(usage)}`, async () => {
   const history = agentSession(1_000_000);
   const chat = new ChatCompactor({ window: WINDOW, maxOutputTokens: 16_384 });
   assert.equal(outputLimit(chat), 16_384);
-  const { requests, summarize } = recorder(chat);
+  const { requests, summarize } = recorder(chat, undefined, { usage });
   const r = await chat.beforeSend(history, next, summarize);
   assert.equal(r.statusName, "COMPRESSED", `${r.statusName} ${r.noopReason}`);
   assert.equal(r.trigger, "hard");
@@ -199,7 +223,7 @@ test("a 500,000-character message on 128,000 is NOOP messageTooLarge, with overB
   assert.equal("overBy" in small, false);
 });
 
-test("slimMessage brings a message under a budget with the marker, and the slimmed message is sent", async () => {
+for (const usage of USAGE) test(`slimMessage brings a message under a budget with the marker, and the slimmed message is sent${withOrWithout(usage)}`, async () => {
   const message = user(prose(500_000));
   const slim = slimMessage(message, 30_000, CHAT_ESTIMATE);
   assert.ok(estimateContentTokens([slim], CHAT_ESTIMATE) <= 30_000);
@@ -211,7 +235,7 @@ test("slimMessage brings a message under a budget with the marker, and the slimm
   // The README's flow: after messageTooLarge, slim to half the room below auto and send again.
   const history = agentSession(80_000);
   const chat = new ChatCompactor({ window: WINDOW });
-  const { summarize } = recorder(chat, (r, n) => summaryOf(r, n, 2_000));
+  const { summarize } = recorder(chat, (r, n) => summaryOf(r, n, 2_000), { usage });
   const first = await chat.beforeSend(history, message, summarize);
   assert.equal(first.noopReason, "messageTooLarge");
   const smaller = slimMessage(message, chat.thresholds.auto / 2, CHAT_ESTIMATE);
@@ -228,7 +252,7 @@ test("slimMessage brings a message under a budget with the marker, and the slimm
   assert.equal(codeOf(() => slimMessage(undefined, 10)), "INVALID_CONTENT");
 });
 
-test("clearToolOutputs on an agent session: COMPRESSED by clearing, without a call", async () => {
+for (const usage of USAGE) test(`clearToolOutputs on an agent session: COMPRESSED by clearing, without a call${withOrWithout(usage)}`, async () => {
   const history = agentSession(100_000);
   const snapshot = JSON.stringify(history);
   const chat = new ChatCompactor({ window: WINDOW, clearToolOutputs: true });
@@ -249,20 +273,20 @@ test("clearToolOutputs on an agent session: COMPRESSED by clearing, without a ca
   assert.equal(count('"functionCall"'), count('"functionResponse"'));
   // Off by default: the same history is summarized.
   const plain = new ChatCompactor({ window: WINDOW });
-  const { requests, summarize } = recorder(plain, (q, n) => summaryOf(q, n, 2_000));
+  const { requests, summarize } = recorder(plain, (q, n) => summaryOf(q, n, 2_000), { usage });
   const s = await plain.beforeSend(history, next, summarize);
   assert.equal(s.method, "summarized");
   assert.ok(requests.length >= 1);
 });
 
-test("compact() drops a trailing unanswered function call from the new history", async () => {
+for (const usage of USAGE) test(`compact() drops a trailing unanswered function call from the new history${withOrWithout(usage)}`, async () => {
   const history = [];
   for (let i = 0; i < 10; i++) history.push(user(`question ${i}: ${prose(2_000)}`), model(`answer ${i}: ${prose(2_000)}`));
   const question = user("read the file");
   const call = { role: "model", parts: [{ functionCall: { id: "call-trailing", name: "read_file", args: { path: "src/lib.rs" } } }] };
   history.push(question, call);
   const chat = new ChatCompactor({ window: WINDOW });
-  const { requests, summarize } = recorder(chat, (r, n) => summaryOf(r, n, 500));
+  const { requests, summarize } = recorder(chat, (r, n) => summaryOf(r, n, 500), { usage });
   const r = await chat.compact(history, summarize);
   assert.equal(r.statusName, "COMPRESSED");
   assert.equal(r.trigger, "manual");
@@ -281,12 +305,12 @@ test("compact() drops a trailing unanswered function call from the new history",
   long.push(call);
   const response = { role: "user", parts: [{ functionResponse: { id: "call-trailing", name: "read_file", response: { output: "fn main() {}" } } }] };
   const other = new ChatCompactor({ window: WINDOW });
-  const kept = await other.beforeSend(long, response, recorder(other, (q, n) => summaryOf(q, n, 500)).summarize);
+  const kept = await other.beforeSend(long, response, recorder(other, (q, n) => summaryOf(q, n, 500), { usage }).summarize);
   assert.equal(kept.statusName, "COMPRESSED");
   assert.equal(kept.history.at(-1), call);
 });
 
-test("setWindow(window, limit): every request of the next run asks for at most the limit; null clears it", async () => {
+for (const usage of USAGE) test(`setWindow(window, limit): every request of the next run asks for at most the limit; null clears it${withOrWithout(usage)}`, async () => {
   const chat = new ChatCompactor({ window: 200_000 });
   chat.setWindow(WINDOW, 8_192);
   assert.equal(chat.window, WINDOW);
@@ -306,7 +330,7 @@ test("setWindow(window, limit): every request of the next run asks for at most t
   chat.setWindow(WINDOW);
   assert.equal(chat.save().options.maxOutputTokens, 8_192);
   const history = agentSession(400_000);
-  const { requests, summarize } = recorder(chat);
+  const { requests, summarize } = recorder(chat, undefined, { usage });
   const r = await chat.beforeSend(history, next, summarize);
   assert.equal(r.statusName, "COMPRESSED", `${r.statusName} ${r.noopReason}`);
   assert.ok(requests.length > 1, `${requests.length} calls`);
@@ -314,7 +338,7 @@ test("setWindow(window, limit): every request of the next run asks for at most t
   // null clears the limit: the cap is the library's 20 000 again.
   chat.setWindow(WINDOW, null);
   assert.equal("maxOutputTokens" in chat.save().options, false);
-  const again = recorder(chat);
+  const again = recorder(chat, undefined, { usage });
   const r2 = await chat.compact(history.slice(0, 40), again.summarize);
   assert.equal(r2.statusName, "COMPRESSED");
   assert.equal(again.requests[0].config.maxOutputTokens, 20_000);
