@@ -46,6 +46,14 @@ pub fn describe(value: &Value) -> String {
     if let Some(n) = non_finite(value) {
         return show_number(n);
     }
+    // A function or a Symbol, which the JS layer writes as
+    // `{"$unwritable": "function"}` (or "Symbol") in option-like inputs.
+    if let Value::Object(map) = value
+        && map.len() == 1
+        && let Some(Value::String(kind)) = map.get("$unwritable")
+    {
+        return format!("a {kind}");
+    }
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("the boolean {b}"),

@@ -214,3 +214,43 @@ test("every string reaches the wasm whole, short or long, ASCII or not (scripts/
     }
   }
 });
+
+// Issue 19, defect 5: a function or a Symbol where a number belongs was
+// silently left out by JSON.stringify, so the field took its default
+// (`selectTip({ lastPromptTokenCount: () => 5 })` returned a tip). Every
+// reader of a number agrees: it is a typed error naming the field.
+test("a function or a Symbol in a numeric field is a typed error naming the field, never a silent default", () => {
+  for (const [label, bad] of [["a function", () => 5], ["a Symbol", Symbol("five")]]) {
+    const cases = [
+      [() => cc.selectTip({ lastPromptTokenCount: bad, contextWindowSize: 200_000 }), "INVALID_ARGUMENT", "lastPromptTokenCount"],
+      [() => cc.selectTip({ lastPromptTokenCount: 190_000, contextWindowSize: bad }), "INVALID_ARGUMENT", "contextWindowSize"],
+      [() => cc.contextReport(bad, 200_000), "INVALID_ARGUMENT", "tokens"],
+      [() => cc.contextReport(1_000, bad), "INVALID_ARGUMENT", "window"],
+      [() => new cc.ChatCompactor({ window: bad }), "INVALID_ARGUMENT", "window"],
+      [() => new cc.ChatCompactor({ window: 200_000, excludeMessages: bad }), "INVALID_ARGUMENT", "excludeMessages"],
+      [() => new cc.ChatCompactor({ window: 200_000, excludeContextWindowPercent: bad }), "INVALID_ARGUMENT", "excludeContextWindowPercent"],
+      [() => new cc.ChatCompactor({ window: 200_000, imageTokenEstimate: bad }), "INVALID_ARGUMENT", "imageTokenEstimate"],
+      [() => new cc.ChatCompactor({ window: 200_000, maxOutputTokens: bad }), "INVALID_ARGUMENT", "maxOutputTokens"],
+      [() => new cc.ChatCompactor({ window: 200_000, consecutiveFailures: bad }), "INVALID_ARGUMENT", "consecutiveFailures"],
+      [() => cc.estimateContentTokens([], { imageTokenEstimate: bad }), "INVALID_ARGUMENT", "imageTokenEstimate"],
+      [() => cc.estimateTextTokens("hello", { imageTokenEstimate: bad }), "INVALID_ARGUMENT", "imageTokenEstimate"],
+      [() => cc.estimatePromptTokens([], { role: "user", parts: [{ text: "x" }] }, 0, { imageTokenEstimate: bad }), "INVALID_ARGUMENT", "imageTokenEstimate"],
+      [() => cc.slimMessage({ role: "user", parts: [{ text: "x" }] }, 10, { imageTokenEstimate: bad }), "INVALID_ARGUMENT", "imageTokenEstimate"],
+      [() => cc.loadSettings({ chatCompression: { imageTokenEstimate: bad } }), "INVALID_SETTINGS", "imageTokenEstimate"],
+      [() => cc.currentTier(1_000, { warn: 1, auto: bad, hard: 3 }), "INVALID_ARGUMENT", "auto"],
+    ];
+    for (const [call, code, field] of cases) {
+      let error = null;
+      let returned;
+      try {
+        returned = call();
+      } catch (e) {
+        error = e;
+      }
+      assert.ok(error !== null, `${label} in ${field}: returned ${JSON.stringify(returned)} instead of an error`);
+      assert.equal(error.name, "CompactionError", `${label} in ${field}`);
+      assert.equal(error.code, code, `${label} in ${field}: ${error.message}`);
+      assert.ok(error.message.includes(field), `${label} in ${field}: ${error.message}`);
+    }
+  }
+});

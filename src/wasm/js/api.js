@@ -77,11 +77,15 @@ function number(value, name) {
 
 /**
  * Writes a non-finite number as `{"$nonFinite": "NaN"}` (or "Infinity",
- * "-Infinity"), so the core can name the field and its value instead of
- * reading JSON.stringify's silent `null`.
+ * "-Infinity"), and a function or a Symbol as `{"$unwritable": "function"}`
+ * (or "Symbol"), so the core can name the field and its value instead of
+ * reading JSON.stringify's silent `null`, or the field's default where
+ * JSON.stringify leaves the field out.
  */
 function nonFinite(_key, value) {
-  return typeof value === "number" && !Number.isFinite(value) ? { $nonFinite: String(value) } : value;
+  const type = typeof value;
+  if (type === "number") return Number.isFinite(value) ? value : { $nonFinite: String(value) };
+  return type === "function" || type === "symbol" ? { $unwritable: type === "symbol" ? "Symbol" : type } : value;
 }
 
 /**
