@@ -16,7 +16,7 @@ export const PROVIDER_UNSEEN_TOKENS = 2_500;
 const PROVIDER_TOKENIZER = { estimator: "calibrated", tokenizer: "o200k" };
 
 /**
- * The scenarios of issue 14 (the page's own choices, not the library's):
+ * The scenarios of every send fits (docs/behaviour.md; the page's own choices, not the library's):
  * a resumed session this many times the window, and a paste of this many
  * characters.
  */
@@ -122,6 +122,7 @@ export class Simulator {
     this.runs = [];
     this.lastShown = {};
     this.tip = null;
+    this.tipAfterFailure = null;
     this.lastCompaction = null;
     this.summary = "";
     this.paste = null;
@@ -330,6 +331,8 @@ export class Simulator {
         lastShown: this.lastShown,
       }) ?? null;
       if (this.tip) this.lastShown[this.tip.id] = this.requests;
+      // The run before this request, if one ran and did not compact: the tip must not claim it did.
+      this.tipAfterFailure = ran(result) && result.statusName !== "COMPRESSED" ? result : null;
       if (result.statusName !== "COMPRESSED" && !(result.statusName === "NOOP" && result.noopReason === "breakerOpen")) this.notice("");
       if (slimNote) this.notice(`${slimNote} Request ${this.requests} was sent.${result.statusName === "COMPRESSED" ? ` ${this.lastNotice}` : ""}`);
       return { result, refused: false };
@@ -496,6 +499,10 @@ export class Simulator {
       const pre = document.createElement("pre");
       pre.dataset.testid = "sim-history-message";
       pre.dataset.index = String(i);
+      // A long message scrolls: reachable and named for the keyboard.
+      pre.tabIndex = 0;
+      pre.setAttribute("role", "region");
+      pre.setAttribute("aria-label", `history[${i}] as JSON`);
       pre.textContent = JSON.stringify(shortened(h[i]), null, 2);
       item.append(label, pre);
       items.push(item);
@@ -555,6 +562,16 @@ export class Simulator {
     const tip = $("sim-tip");
     tip.dataset.tipId = this.tip?.id ?? "";
     tip.textContent = this.tip ? `Tip after request ${this.requests} (${this.tip.id}): ${this.tip.text}` : "No tip after the last response.";
+    // Only context-critical speaks of a compaction that already happened ("was forced before this message was sent").
+    const failed = this.tip?.id === "context-critical" && this.tipAfterFailure;
+    tip.dataset.runFailed = failed ? this.tipAfterFailure.statusName : "";
+    if (failed) {
+      // The library's tip text describes the rescue it expects; say what happened instead.
+      const f = this.tipAfterFailure;
+      tip.textContent = `After request ${this.requests}: the ${f.forced ? "forced " : ""}compaction before it failed (${f.statusName}), `
+        + `so request ${this.requests} went out uncompacted, with the history unchanged. `
+        + `The library's ${this.tip.id} tip for this count, which reports a forced compaction as done, is held back.`;
+    }
     tip.classList.toggle("empty", !this.tip);
     $("sim-summary").textContent = this.summary || "No compaction yet.";
     this.renderHistory();
