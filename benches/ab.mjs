@@ -1,6 +1,6 @@
 // Two builds of the wasm estimator raced in one Node process, turn about,
 // on the same texts: the check that a change to the scanner costs no speed
-// (issue 9 allows splitting `scan` only if it shows no loss). Run-to-run
+// (the estimator's re-layout allowed splitting `scan` only if it shows no loss). Run-to-run
 // noise on a shared machine is several percent; pairing each round of one
 // build with a round of the other cancels most of it (the same build
 // against itself gives 1.00 ± 0.005).

@@ -1,8 +1,8 @@
-// The first send of a resumed 1M-token agent session (issue 13): no usage
+// The first send of a resumed 1M-token agent session (size, docs/performance.md): no usage
 // reported yet, so `beforeSend` estimates the whole history — against, in
 // the same run and on the same history, what a host could do instead:
 //
-// - the spec's rule in plain JS (SPEC §2 / README "Token estimation"): text
+// - the spec's rule in plain JS (docs/spec.md §2): text
 //   parts their `length` ÷ 4, function calls and responses the length of
 //   their JSON text ÷ 2, images and documents 1 600 each, summed over the
 //   history and the new message and rounded up once;
@@ -68,7 +68,7 @@ const sessions = loadSessions();
 const history = buildHistory(sessions, target, (m) => estimateContentTokens([m], { estimator: "calibrated", tokenizer: "o200k" }));
 const userMessage = FORMATS.gemini.userMessage;
 
-/** The spec's rule, as SPEC §2 writes it, in plain JS. */
+/** The spec's rule, as docs/spec.md §2 writes it, in plain JS. */
 function specRule(history, userMessage) {
   let total = 0;
   const add = (m) => {

@@ -1,5 +1,5 @@
 // Where the first send of a resumed 1M-token session spends its time
-// (issue 13): the steps of `beforeSend` when the whole history is
+// (size, docs/performance.md): the steps of `beforeSend` when the whole history is
 // estimated, each timed through the built package without changing it.
 //
 //   node benches/first_send_steps.mjs [--rounds N] [--tokens N]

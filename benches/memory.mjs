@@ -1,4 +1,4 @@
-// What the module's linear memory grows to (issue 13: the allocator): a
+// What the module's linear memory grows to (docs/performance.md: the allocator): a
 // fresh instance of the web build takes a resumed agent session's first
 // send (no usage: the whole history estimated), then nine more sends of the
 // growing history, in each format; then a compaction of the whole history

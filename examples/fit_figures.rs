@@ -1,4 +1,4 @@
-//! The figures of issue 14: calls per compaction and time spent in the
+//! The figures of every send fits (docs/performance.md): calls per compaction and time spent in the
 //! library, on a resumed 1 000 000-token agent session (the dev corpus's
 //! sessions one after the other, repeated) and on the other scenarios.
 //!

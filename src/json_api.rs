@@ -525,7 +525,7 @@ pub struct Chats {
 }
 
 /// Values by handle, in a `Vec` sorted by handle: a `BTreeMap` per value
-/// type cost the wasm more (issue 13). Handles only grow, so a new chat is
+/// type cost the wasm more (size, docs/performance.md). Handles only grow, so a new chat is
 /// pushed at the end; a lookup is a binary search.
 #[derive(Debug)]
 struct Slots<T>(Vec<(u32, T)>);

@@ -25,7 +25,7 @@ use crate::summary_request::PromptSettings;
 /// The estimator defaults to `conservative` (tokenizer `universal`): these
 /// options drive threshold decisions, where an estimate may only make
 /// compaction trigger earlier, and the conservative estimator rarely
-/// under-counts (see README, "Which estimator").
+/// under-counts (see docs/estimator.md, "Which estimator to use").
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompactionOptions {
     /// `imageTokenEstimate`, `estimator` and `tokenizer`.
@@ -66,7 +66,7 @@ impl ToJson for CompactionOptions {
     }
 }
 
-/// How a compaction fits the model (issue 14): both off by default, so the
+/// How a compaction fits the model (every send fits, docs/behaviour.md): both off by default, so the
 /// default behaviour is the spec's. Not written into a saved state when at
 /// their defaults, so older states and newer ones stay alike.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -69,7 +69,7 @@ pub fn describe(value: &Value) -> String {
 /// `items` joined with `sep`, as `[..].join(sep)`: two small copies in the
 /// wasm (`&str` and `String` items) instead of std's per slice type, and no
 /// `dyn Iterator`, whose vtable links `nth`, `count` and the rest for every
-/// iterator passed (issue 13).
+/// iterator passed (size, docs/performance.md).
 pub(crate) fn join<S: AsRef<str>>(items: &[S], sep: &str) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {

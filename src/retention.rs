@@ -1,4 +1,4 @@
-//! What stays verbatim when a chat is compacted (SPEC §5).
+//! What stays verbatim when a chat is compacted (docs/spec.md §5).
 //!
 //! The history splits into a head that is summarized and a tail kept as it
 //! is. The tail is the larger of two minimums:
@@ -33,7 +33,7 @@
 //!
 //! Both are minimums while they fit: when the kept tail would leave the next
 //! prompt at or above `auto`, the engine starts it later, at a clean
-//! boundary of the same kind, and slims what still does not fit (issue 14;
+//! boundary of the same kind, and slims what still does not fit (every send fits, docs/behaviour.md;
 //! see the engine's `fit` module).
 
 use crate::prelude::*;

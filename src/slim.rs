@@ -1,4 +1,4 @@
-//! Making messages smaller without a model (issue 14).
+//! Making messages smaller without a model (every send fits, docs/behaviour.md).
 //!
 //! * [`slim_message`]: one message cut to a token budget. Its long strings
 //!   (text parts, tool outputs, call arguments) keep their head and their

@@ -1,7 +1,7 @@
 //! A map from strings to values, in insertion order, for the crate's lookup
 //! tables (call ids, tool names, summary sections, tips last shown).
 //!
-//! It replaces the crate's `BTreeMap`s (issue 13): std's B-tree is
+//! It replaces the crate's `BTreeMap`s (size, docs/performance.md): std's B-tree is
 //! monomorphized per key and value type, and five instances of it took
 //! 23.5 KB of the wasm. Here the entries are a `Vec` and the index is one
 //! `BTreeMap<Box<str>, u32>` from key to entry number, the same type in

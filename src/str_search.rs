@@ -1,6 +1,6 @@
 //! Finding a string in a string, for the few places that look for one (the
 //! ledger's paths and words in a summary, patch headers, model ids), in
-//! place of `str::find`/`contains` with a `&str` pattern (issue 13).
+//! place of `str::find`/`contains` with a `&str` pattern (size, docs/performance.md).
 //!
 //! std's searcher (Two-Way) is 3.2 KB of the wasm, and it and `&s[a..b]`
 //! on a `str` are what linked core's char-boundary panic message, with the

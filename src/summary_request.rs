@@ -12,7 +12,7 @@
 //! | `config.thinkingConfig.includeThoughts = false` | `thinkingConfig.includeThoughts` | no reasoning options | no `thinking` block |
 //!
 //! Thinking is off and the output capped so that the summary fits the
-//! reserve the ladder keeps at the top of the window (SPEC §1, §4).
+//! reserve the ladder keeps at the top of the window (docs/spec.md §1, §4).
 
 use crate::prelude::*;
 
@@ -244,7 +244,7 @@ fn directive(fold: bool) -> Content {
     Content::text("user", directive)
 }
 
-/// One request of a multi-call compaction (issue 14): the summary so far
+/// One request of a multi-call compaction (every send fits, docs/behaviour.md): the summary so far
 /// (when there is one) as an earlier summary with its acknowledgement, then
 /// `messages` (already media-free and slimmed), then the directive, which
 /// asks to fold the summary so far in. A bridge keeps user and model

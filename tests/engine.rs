@@ -442,7 +442,7 @@ fn a_resumed_chat_triggers_on_its_first_send() {
         expect_summarize(chat.poll_before_send(&history, &user("continue")).unwrap());
     assert_eq!(trigger, Trigger::Hard);
     // The part to summarize is about the whole window: it takes several
-    // requests since issue 14 (before, one request with a 1-token cap).
+    // requests since every send fits (docs/behaviour.md; before, one request with a 1-token cap).
     let (outcome, requests) = common::run_to_end(&mut chat, id, request, 1.0, |_, _| good_answer());
     assert!(requests.len() > 1);
     assert_eq!(outcome.summary_calls() as usize, requests.len());
@@ -496,7 +496,7 @@ fn stale_and_duplicate_ids_are_typed_errors_and_polls_are_busy_meanwhile() {
 #[test]
 fn nothing_to_compress_is_a_noop() {
     let mut chat = chat_at(190_000);
-    // Two messages: the last pairs are all of it. Since issue 14 the tail
+    // Two messages: the last pairs are all of it. Since every send fits (docs/behaviour.md) the tail
     // yields to the window: the 400 000 characters are summarized.
     let history = vec![user(&"x".repeat(400_000)), model("ok")];
     let (id, request, _) =
@@ -667,7 +667,7 @@ fn usage_in_each_provider_spelling() {
     let mut chat = chat_at(0);
     let cases = [
         (
-            // The answer's thinking is not sent again (issue 11): the total less it.
+            // The answer's thinking is not sent again (the message formats, docs/api.md): the total less it.
             json!({ "promptTokenCount": 900, "candidatesTokenCount": 80, "thoughtsTokenCount": 20, "totalTokenCount": 1000 }),
             980,
         ),

@@ -165,9 +165,9 @@ fn prompt_estimate_uses_the_usage_anchor_when_there_is_one() {
 
 #[test]
 fn a_huge_usage_anchor_saturates_instead_of_wrapping() {
-    // Adding the message must keep the prompt huge (issue 10: it wrapped to
-    // the message's 3 tokens, and panicked natively), held at the one clamp
-    // of every count, 2^53 − 1 (issue 19).
+    // Adding the message must keep the prompt huge (it once wrapped to the
+    // message's 3 tokens, and panicked natively), held at the one clamp of
+    // every count, 2^53 − 1.
     let user = Content::text("user", "hello world");
     for options in [
         EstimateOptions::default(),

@@ -1,6 +1,6 @@
 //! Every count and estimate of the dev corpus, held to a golden file
 //! (`tests/golden/estimates.jsonl`) written by the estimator as it was
-//! before the re-layout of `src/estimate/` (issue 9): a change of layout
+//! before the re-layout of `src/estimate/` (the estimator's re-layout): a change of layout
 //! must not change one count, one weighted sum or one rounding.
 //!
 //! For edge cases and 1,000 random strings: the scanner's counts. For each

@@ -1,4 +1,4 @@
-//! Issue 14: every send fits the window. One test per rule and per scenario
+//! Every send fits the window (docs/behaviour.md). One test per rule and per scenario
 //! of the issue; every summary request goes through `common::check_request`
 //! (cap ≤ the model's limit, input ≤ window − cap − margin).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built

@@ -1,4 +1,4 @@
-//! Issue 14 over the JSON-text API: the Step protocol with several calls,
+//! Every send fits the window (docs/behaviour.md) over the JSON-text API: the Step protocol with several calls,
 //! the new options and result fields, `set_model_limits`, `slim_message`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 

@@ -1,4 +1,4 @@
-//! The format layer (issue 11): every message kind of every format read and
+//! The format layer (the message formats, docs/api.md): every message kind of every format read and
 //! written, the facts the core pairs calls and results with, the errors for
 //! a history in the wrong format, and estimates that agree across formats.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built

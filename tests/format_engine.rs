@@ -1,4 +1,4 @@
-//! The formats through the engine and the JSON API (issue 11): a long
+//! The formats through the engine and the JSON API (the message formats, docs/api.md): a long
 //! tool-using session in each format's own shape compacts twice with the
 //! system prompt pinned, every kept result with its call, and the head in
 //! the host's format; a history in the wrong format is an error; parallel

@@ -1,10 +1,10 @@
-//! The three-tier ladder (SPEC §1): the spec's table, the junctions, `warn <= auto <= hard` over many windows.
+//! The three-tier ladder (docs/spec.md §1): the spec's table, the junctions, `warn <= auto <= hard` over many windows.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::{ErrorCode, ThresholdRule as R, Tier, compute_thresholds, current_tier};
 
 #[test]
 fn spec_table() {
-    // (window, effective, warn, auto, hard, rules) from SPEC §1.
+    // (window, effective, warn, auto, hard, rules) from docs/spec.md §1.
     let rows = [
         (
             32_000.0,

@@ -1,4 +1,4 @@
-//! The ledger (issue 12): files and the user's own words survive a careless
+//! The ledger (the ledger, docs/behaviour.md): files and the user's own words survive a careless
 //! summary, across compactions, in any language, with the host's own tool
 //! names, within the budget.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built

@@ -1,4 +1,4 @@
-//! The ledger through the engine (issue 12): a careless summary loses
+//! The ledger through the engine (the ledger, docs/behaviour.md): a careless summary loses
 //! neither the files nor the user's words, across compactions, in any
 //! language, with the host's own tool names, within the budget, never
 //! pushing the result to `auto` or past the original; off, the engine

@@ -1,4 +1,4 @@
-//! SPEC §8: "the estimate is within ±30% of real usage on real histories".
+//! docs/spec.md §8: "the estimate is within ±30% of real usage on real histories".
 //! Runs on the 60 agent sessions of `tests/corpus/histories-dev.jsonl`
 //! (set COMPACTION_CORPUS to another folder holding the same file). Their
 //! `tokens` are what each provider counts for the rendered prompt, including

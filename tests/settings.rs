@@ -1,4 +1,4 @@
-//! The settings loader (SPEC §7): defaults, nested and dotted keys, the removed setting's warning, typed errors.
+//! The settings loader (docs/spec.md §7): defaults, nested and dotted keys, the removed setting's warning, typed errors.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::json;
 use compaction_core::{ErrorCode, Settings, load_settings};

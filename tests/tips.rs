@@ -1,4 +1,4 @@
-//! The three context tips (SPEC §6): each in its band, in order, with and without thresholds.
+//! The three context tips (docs/spec.md §6): each in its band, in order, with and without thresholds.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 use compaction_core::StrMap;
 

@@ -4,7 +4,7 @@
 import { percent, position, short, tokens } from "./format.js";
 
 const RULE_SHORT = { pct: "pct", abs: "abs", auto: "= auto" };
-/** What each rule means, per threshold (SPEC §1), from the library's own constants. */
+/** What each rule means, per threshold (docs/spec.md §1), from the library's own constants. */
 let RULES = {};
 /** The summary reserve at the top of the window, from the library. */
 let RESERVE = 0;

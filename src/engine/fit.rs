@@ -1,4 +1,4 @@
-//! Every send fits the window (issue 14): how a run is planned so that the
+//! Every send fits the window (every send fits, docs/behaviour.md): how a run is planned so that the
 //! next prompt fits and every summary request fits the model.
 //!
 //! * **The tail yields.** The retention minimums (`excludeMessages`,

@@ -1,4 +1,4 @@
-//! Judging the summarizer's answer (SPEC §4): the answer's schema, what its
+//! Judging the summarizer's answer (docs/spec.md §4): the answer's schema, what its
 //! stop reason means, and whether the summary really makes the prompt
 //! smaller.
 
@@ -137,7 +137,7 @@ pub(super) enum Verdict {
     },
 }
 
-/// Judges `answer` (SPEC §4): empty → EMPTY_SUMMARY; stopped on the output
+/// Judges `answer` (docs/spec.md §4): empty → EMPTY_SUMMARY; stopped on the output
 /// limit → OUTPUT_TRUNCATED; stopped for a refusal, a filter or a tool call
 /// → SUMMARIZER_FAILED; a new prompt larger than the old → INFLATED; else
 /// COMPRESSED.

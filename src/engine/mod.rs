@@ -5,7 +5,7 @@
 //! * [`judge`]: judging the summarizer's answer;
 //! * [`saved_state`]: save and restore;
 //! * `fit`: planning a run so that the next prompt and every summary
-//!   request fit (issue 14): the tail yields, slimming, chunks.
+//!   request fit (every send fits, docs/behaviour.md): the tail yields, slimming, chunks.
 
 use crate::prelude::*;
 
@@ -319,7 +319,7 @@ impl Compactor {
         }
     }
 
-    /// Decides, before `user_message` is sent, whether to compact (SPEC §3):
+    /// Decides, before `user_message` is sent, whether to compact (docs/spec.md §3):
     /// at or past `hard` the failure count is reset and the run is forced;
     /// otherwise an open breaker or a prompt below `auto` sends as is, and
     /// at `auto` the history is compacted.
@@ -395,7 +395,7 @@ impl Compactor {
         }
     }
 
-    /// The cheap gate of SPEC §3 for a prompt of `tokens`: which run to
+    /// The cheap gate of docs/spec.md §3 for a prompt of `tokens`: which run to
     /// start, or why none. `hard` is checked first, so it overrides the
     /// breaker.
     fn gate(&self, tokens: f64) -> Result<Trigger, NoopReason> {
@@ -950,7 +950,7 @@ fn check_window(window: f64) -> Result<Thresholds, Error> {
 /// `value` held within `min..=max`, as `f64::clamp` computes it (NaN stays
 /// NaN), but without its `min <= max` assertion: that assertion's panic
 /// message formats both bounds with `{:?}`, which links core's float printer
-/// (about 10 KB gzip) into the wasm module (issue 13; `scripts/check-wasm`).
+/// (about 10 KB gzip) into the wasm module (size, docs/performance.md; `scripts/check-wasm`).
 /// Where `f64::clamp` would panic (`max` below `min`), this gives `max`.
 fn clamp(value: f64, min: f64, max: f64) -> f64 {
     let value = if value < min { min } else { value };

@@ -84,7 +84,7 @@ impl Map {
 
     /// [`Map::insert`] with the key copied: what [`json!`](crate::json!)
     /// calls for each field, one copy of the key's allocation in the wasm
-    /// rather than one per field written (issue 13).
+    /// rather than one per field written (size, docs/performance.md).
     #[doc(hidden)]
     #[inline(never)]
     pub fn insert_key(&mut self, key: &str, value: Value) {

@@ -30,7 +30,7 @@ pub trait ToJson {
 /// The object-safe half of [`ToJson`], implemented for every `ToJson`
 /// type: what [`ObjectWriter`] takes as `&dyn WriteJson`. The vtable of a
 /// `&dyn ToJson` holds `to_json` too, which linked a `to_json` into the wasm
-/// for every type written as a field (issue 13); this one holds the writer
+/// for every type written as a field (size, docs/performance.md); this one holds the writer
 /// alone.
 pub trait WriteJson {
     /// Appends this value's JSON text to `out` ([`ToJson::write_json`]).
@@ -285,7 +285,7 @@ impl<K: core::borrow::Borrow<str>, T: ToJson> ToJson for crate::StrMap<K, T> {
 /// A string as JSON writes it, quoted and escaped (`"a\"b"`): how error
 /// messages quote what the host gave. (Rust's `{:?}` would do too, but it
 /// links core's Unicode printability tables and escapes, 3.5 KB of the
-/// wasm, for a quoting that JS users do not read as theirs; issue 13.)
+/// wasm, for a quoting that JS users do not read as theirs; docs/performance.md.)
 pub(crate) struct Quoted<'a>(pub(crate) &'a str);
 
 impl core::fmt::Display for Quoted<'_> {

@@ -38,7 +38,7 @@ static TEXT_OPTIONS: Instance<TextOptionsCache> = Instance(RefCell::new(TextOpti
 
 /// Runs `f` on the registry. Not generic and not inlined: the registry's
 /// lazy set-up and borrow are then in the wasm once, not in every export
-/// (issue 13).
+/// (size, docs/performance.md).
 #[inline(never)]
 fn chats(f: &mut dyn FnMut(&mut Chats) -> String) -> String {
     f(&mut CHATS.0.borrow_mut())

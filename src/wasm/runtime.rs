@@ -1,5 +1,5 @@
 //! What `std` gives a wasm module and the web build, with no `std`,
-//! supplies itself (issue 13): the allocator and the panic handler.
+//! supplies itself (size, docs/performance.md): the allocator and the panic handler.
 //!
 //! Only `scripts/build` turns this on (`--features web-runtime`). The wasm
 //! tests link `std` through wasm-bindgen-test, which brings its own.

@@ -143,7 +143,7 @@ pub fn spec_config(window: f64) -> compaction_core::CompactorConfig {
     config
 }
 
-/// Checks the rules every summary request must keep (issue 14): its output
+/// Checks the rules every summary request must keep (every send fits, docs/behaviour.md): its output
 /// cap is at most the model's limit (`model_limit`, 20 000 when the chat has
 /// none) and its estimated input, scaled by `scale` (provider tokens per
 /// estimated token; 1.0 for a resumed chat), leaves the cap and the

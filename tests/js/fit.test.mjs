@@ -1,4 +1,4 @@
-// Issue 14 (every send fits the window) and issue 12 (the ledger) through
+// Every send fits the window and the ledger (docs/behaviour.md) through
 // the built package: one test per scenario of the issues, with scripted
 // summarize callbacks. Needs pkg/ (scripts/build). Every request any run
 // makes is checked by ./helpers.mjs (cap ≤ the model's limit); the runs on

@@ -1,5 +1,5 @@
 // Histories in the providers' own shapes through the built package
-// (issue 11): OpenAI, Anthropic and AI SDK messages in, the same shape out,
+// (the message formats, docs/api.md): OpenAI, Anthropic and AI SDK messages in, the same shape out,
 // system messages pinned first, tool results never kept without their call;
 // a shape that does not match the format is an error, never 0 tokens; the
 // model table; the reference's status names; the SDKs' usage objects.

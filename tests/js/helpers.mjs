@@ -2,7 +2,7 @@
 // compaction run of every test that imports it: each request handed to a
 // `summarize` callback asks for at most the model's limit —
 // `config.maxOutputTokens` is a whole number from 1 to the smallest of
-// 20 000 and the chat's `maxOutputTokens` (issue 14: "every summary request
+// 20 000 and the chat's `maxOutputTokens` (docs/behaviour.md, "Every send fits": "every summary request
 // ever made, in every test, has maxOutputTokens ≤ the model's limit").
 //
 // The check wraps `beforeSend` and `compact` rather than each test's

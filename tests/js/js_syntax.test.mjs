@@ -1,5 +1,5 @@
 // The shipped JS holds no syntax newer than the oldest engines that load the
-// wasm (README, "Which engines load it": Chrome / Android WebView 75,
+// wasm (docs/performance.md, "Which engines load it": Chrome / Android WebView 75,
 // Firefox 79, Safari / iOS 15, Node 12.5): scripts/build lowers it with
 // esbuild's --target. Walks each built file's syntax tree (TypeScript's
 // parser, reading JS) for what those engines lack.

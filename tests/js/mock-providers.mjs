@@ -1,4 +1,4 @@
-// A local mock of the four providers' HTTP APIs for the SDK tests (issue 11):
+// A local mock of the four providers' HTTP APIs for the SDK tests (the message formats, docs/api.md):
 // OpenAI chat completions, Anthropic messages and Gemini generateContent on
 // 127.0.0.1 (port 0), answering the way each API does (its usage fields and
 // stop reasons, a tool call when tools are declared, a slow answer to abort)

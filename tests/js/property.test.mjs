@@ -292,7 +292,7 @@ target("new ChatCompactor", mutated(chatOptions), (o) => new ChatCompactor(o), (
   chat.free();
 }, 2000);
 
-// Issue 14 and 12: the options, setWindow's second argument and slimMessage.
+// Every send fits and the ledger (docs/behaviour.md): the options, setWindow's second argument and slimMessage.
 const names = fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 });
 const fitOptions = fc.record({
   window: fc.integer({ min: 1, max: 2_000_000 }),

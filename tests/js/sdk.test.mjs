@@ -2,7 +2,7 @@
 // openai, @anthropic-ai/sdk, @google/genai, and ai with @ai-sdk/openai —
 // against a local mock of the providers' HTTP APIs (mock-providers.mjs)
 // that validates every request like the real API and answers a bad one with
-// a 400 (issue 11). For each provider: a tool-using session in that
+// a 400 (the message formats, docs/api.md). For each provider: a tool-using session in that
 // provider's own message shape runs through beforeSend / reportUsage (the
 // SDK's own usage object) and the ready summarizer until it has compacted
 // twice; an abort cancels the HTTP request; the provider's truncation and

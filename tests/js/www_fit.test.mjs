@@ -1,4 +1,4 @@
-// The demonstration page's issue-14 controls (every send fits the window):
+// The demonstration page's controls for every send fits (every send fits the window):
 // the model's output limit, clearing old tool outputs first, a resumed large
 // session and a huge pasted message. Served by the demo's own server
 // (scripts/serve.mjs), in Chromium. What is expected comes from the built

@@ -1,4 +1,4 @@
-// The demonstration page in the library's four message formats (issue 11):
+// The demonstration page in the library's four message formats (the message formats, docs/api.md):
 // the estimator box reads a history in the chosen format, shows the
 // library's INVALID_CONTENT message for another format's shape, and the same
 // agent turn estimates alike in all four; the simulator keeps its history in

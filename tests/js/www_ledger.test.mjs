@@ -1,4 +1,4 @@
-// The demonstration page's careless summarizer (issue 12): a one-line
+// The demonstration page's careless summarizer (the ledger, docs/behaviour.md): a one-line
 // generic summary, and the library's ledger still keeps every file the
 // replaced messages changed and the user's own words, across compactions.
 // Served by the demo's own server (scripts/serve.mjs), in Chromium. What is

@@ -26,7 +26,7 @@ export class ChatCompactor<M extends object = Content> {
     /** `free()`, for `using chat = new ChatCompactor(…)`. */
     [Symbol.dispose](): void;
     /**
-     * The check before sending `userMessage` (SPEC §3): at `hard` the
+     * The check before sending `userMessage` (docs/spec.md §3): at `hard` the
      * breaker is reset and compaction is forced; with the breaker open or
      * below `auto` nothing happens; at `auto` the history is compacted
      * through `summarize` (thinking off, `maxOutputTokens` ≤ 20 000 and ≤

@@ -14,7 +14,7 @@
 // - passes the run's abort signal to the SDK call, so an aborted run cancels
 //   the HTTP request;
 // - returns the provider's own stop reason and usage object: the library
-//   maps both (README, "Stop reasons" and "Usage").
+//   maps both (docs/behaviour.md, "Stop reasons"; docs/api.md, "Usage").
 
 /** A short label of a media part, as the core writes media into a summary request. */
 function mediaLabel(kind, data) {

@@ -75,7 +75,7 @@ const ctx: TipContext = { lastPromptTokenCount: 1000, contextWindowSize: 32_000,
 const count: number = estimateTextTokens("hello", opts) + estimateContentTokens([], opts);
 void [ctx, count];
 
-// Fitting the window (issue 14) and the ledger (issue 12).
+// Fitting the window (every send fits, docs/behaviour.md) and the ledger (the ledger, docs/behaviour.md).
 import { slimMessage, type ChatCompactorOptions, type LedgerOptions, type SummaryCheck } from "compaction-core";
 async function fitting(): Promise<void> {
   const ledger: LedgerOptions = { enabled: true, written: ["save_document"], pathArguments: ["doc"], userWordsBudget: 512 };
@@ -106,7 +106,7 @@ async function fitting(): Promise<void> {
 }
 void fitting;
 
-// Issue 11: a history in the host's own message type, the model table, the
+// The message formats (docs/api.md): a history in the host's own message type, the model table, the
 // reference's status names, the SDKs' usage objects with nulls.
 import { modelLimits, type ModelLimits, type MessageFormat, type UsageReport } from "compaction-core";
 interface OpenAiMessage { role: "system" | "user" | "assistant" | "tool"; content: string | null; tool_call_id?: string }
