@@ -37,7 +37,8 @@ test("the tarball holds the four builds and no sources", () => {
   for (const f of ["package/package.json", "package/README.md", "package/web/compaction_core_bg.wasm",
     "package/bundler/compaction_core.js", "package/node/compaction_core.js", "package/inline/compaction_core.js",
     "package/inline/compaction_core.iife.js", "package/web/compaction_core.d.ts",
-    "package/summarizers/index.js", "package/summarizers/index.cjs", "package/summarizers/index.d.ts", "package/summarizers/index.d.cts"]) {
+    "package/summarizers/index.js", "package/summarizers/index.cjs", "package/summarizers/index.d.ts", "package/summarizers/index.d.cts",
+    "package/LICENSE-MIT", "package/LICENSE-APACHE", "package/docs/behaviour.md", "package/docs/api.md"]) {
     assert.ok(files.includes(f), `${f} in the tarball`);
   }
   assert.ok(!files.some((f) => f.endsWith(".rs")), "no Rust sources");
