@@ -284,9 +284,14 @@ fn each_string(value: &mut Value, f: &mut impl FnMut(&mut String)) {
 /// Keys whose strings are never cut in a host's own message: ids, names,
 /// types and roles (the message would no longer pair or parse), media data
 /// and references (cut, they would be corrupt, and they are counted as
-/// media anyway), and signed thinking (a provider checks its signature).
-const UNCUT_KEYS: [&str; 22] = [
+/// media anyway), signed thinking (a provider checks its signature) and
+/// encrypted reasoning and compaction items (opaque to anyone but the provider).
+const UNCUT_KEYS: [&str; 26] = [
     "id",
+    "call_id",
+    "callId",
+    "encrypted_content",
+    "status",
     "type",
     "role",
     "name",

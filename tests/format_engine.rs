@@ -72,6 +72,35 @@ fn turn(format: Format, t: usize) -> Vec<Value> {
                 json!({ "role": "assistant", "content": answer }),
             ]
         }
+        Format::LangChain => {
+            let calls: Vec<Value> = ids.iter().map(|id| json!({ "id": id, "name": "read_file", "args": { "path": format!("src/f{t}.rs") }, "type": "tool_call" })).collect();
+            let mut v = vec![lc("HumanMessage", json!({ "content": ask }))];
+            v.push(lc("AIMessage", json!({ "content": "Let me look.", "tool_calls": calls,
+                "usage_metadata": { "input_tokens": 1000, "output_tokens": 20, "total_tokens": 1020 } })));
+            for (c, id) in ids.iter().enumerate() {
+                v.push(lc(
+                    "ToolMessage",
+                    json!({ "content": output(t, c), "tool_call_id": id, "name": "read_file" }),
+                ));
+            }
+            v.push(lc(
+                "AIMessage",
+                json!({ "content": [{ "type": "text", "text": answer }], "tool_calls": [] }),
+            ));
+            v
+        }
+        Format::OpenAiResponses => {
+            let mut v = vec![json!({ "role": "user", "content": ask })];
+            v.push(json!({ "type": "reasoning", "id": format!("rs_{t}"), "summary": [{ "type": "summary_text", "text": "Read the file." }], "encrypted_content": "gAAAA".repeat(40) }));
+            for id in &ids {
+                v.push(json!({ "type": "function_call", "call_id": id, "name": "read_file", "arguments": format!("{{\"path\":\"src/f{t}.rs\"}}") }));
+            }
+            for (c, id) in ids.iter().enumerate() {
+                v.push(json!({ "type": "function_call_output", "call_id": id, "output": output(t, c) }));
+            }
+            v.push(json!({ "type": "message", "role": "assistant", "status": "completed", "content": [{ "type": "output_text", "text": answer }] }));
+            v
+        }
         Format::Gemini => {
             let calls: Vec<Value> = ids.iter().map(|id| json!({ "functionCall": { "id": id, "name": "read_file", "args": { "path": format!("src/f{t}.rs") } } })).collect();
             let results: Vec<Value> = ids
@@ -89,11 +118,20 @@ fn turn(format: Format, t: usize) -> Vec<Value> {
     }
 }
 
+/// A LangChain message instance as JSON.stringify writes it.
+fn lc(class: &str, mut kwargs: Value) -> Value {
+    kwargs["additional_kwargs"] = json!({});
+    kwargs["response_metadata"] = json!({});
+    json!({ "lc": 1, "type": "constructor", "id": ["langchain_core", "messages", class], "kwargs": kwargs })
+}
+
 /// The system prompt as a message of the history (Anthropic keeps it
 /// outside the messages).
 fn system(format: Format) -> Option<Value> {
     match format {
         Format::OpenAi | Format::AiSdk => Some(json!({ "role": "system", "content": SYSTEM })),
+        Format::LangChain => Some(lc("SystemMessage", json!({ "content": SYSTEM }))),
+        Format::OpenAiResponses => Some(json!({ "role": "developer", "content": SYSTEM })),
         Format::Gemini => Some(json!({ "role": "system", "parts": [{ "text": SYSTEM }] })),
         Format::Anthropic => None,
     }
@@ -102,6 +140,7 @@ fn system(format: Format) -> Option<Value> {
 fn user_message(format: Format, text: &str) -> Value {
     match format {
         Format::Gemini => json!({ "role": "user", "parts": [{ "text": text }] }),
+        Format::LangChain => lc("HumanMessage", json!({ "content": text })),
         _ => json!({ "role": "user", "content": text }),
     }
 }
@@ -185,9 +224,18 @@ fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
                 } else {
                     "assistant"
                 };
-                assert_eq!(head[1]["role"], model_role, "{format}");
+                if format == Format::LangChain {
+                    assert_eq!(head[1]["id"][2], "AIMessage", "{format}");
+                } else {
+                    assert_eq!(head[1]["role"], model_role, "{format}");
+                }
                 assert!(head[0].to_string().contains("<conversation-summary>"));
-                if format != Format::Gemini {
+                if format == Format::LangChain {
+                    assert!(
+                        head.iter()
+                            .all(|m| m["lc"] == 1 && m["kwargs"].get("content").is_some())
+                    );
+                } else if format != Format::Gemini {
                     assert!(
                         head.iter()
                             .all(|m| m.get("parts").is_none() && m.get("content").is_some())
@@ -254,6 +302,13 @@ fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
                 }
                 Format::AiSdk => {
                     json!({ "usage": { "inputTokens": total - 20, "outputTokens": 20, "totalTokens": total } })
+                }
+                // An AIMessage's usage_metadata.
+                Format::LangChain => {
+                    json!({ "input_tokens": total - 20, "output_tokens": 20, "total_tokens": total, "input_token_details": { "cache_read": 0 } })
+                }
+                Format::OpenAiResponses => {
+                    json!({ "usage": { "input_tokens": total - 20, "output_tokens": 20, "total_tokens": total, "input_tokens_details": { "cached_tokens": 0 } } })
                 }
             };
             let update = ok(chats.report_usage(handle, &usage.to_string()));
@@ -487,7 +542,13 @@ fn replace_string(value: &mut Value, from: &str, to: &str) {
 fn slimmed_copies_come_back_in_the_host_format() {
     // One huge tool output in the kept tail (clearToolOutputs off): the
     // tail is slimmed and its copies go into the head, in the host's shape.
-    for format in [Format::OpenAi, Format::Anthropic, Format::AiSdk] {
+    for format in [
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::AiSdk,
+        Format::LangChain,
+        Format::OpenAiResponses,
+    ] {
         let mut history: Vec<Value> = system(format).into_iter().collect();
         for t in 0..6 {
             history.push(user_message(format, &format!("turn {t}")));
@@ -500,8 +561,14 @@ fn slimmed_copies_come_back_in_the_host_format() {
         big.pop();
         let huge = "fn huge() { let x = 1; }\n".repeat(12_000);
         // The result message of turn 7 gets a huge output.
-        replace_string(&mut big[2], &output(7, 0), &huge);
-        assert!(big[2].to_string().len() > huge.len());
+        // (The Responses API has a reasoning item and an item per call first.)
+        let result_at = if format == Format::OpenAiResponses {
+            4
+        } else {
+            2
+        };
+        replace_string(&mut big[result_at], &output(7, 0), &huge);
+        assert!(big[result_at].to_string().len() > huge.len());
         history.push(user_message(format, "last turn"));
         history.extend(big);
         let mut chats = Chats::new();
@@ -891,7 +958,13 @@ fn the_reference_status_names_are_aliases_with_the_same_numbers() {
 
 #[test]
 fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
-    for format in [Format::OpenAi, Format::Anthropic, Format::AiSdk] {
+    for format in [
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::AiSdk,
+        Format::LangChain,
+        Format::OpenAiResponses,
+    ] {
         let mut history: Vec<Value> = system(format).into_iter().collect();
         for t in 0..14 {
             history.push(user_message(format, &format!("turn {t}")));
@@ -935,7 +1008,13 @@ fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
         let mut with_call = history.clone();
         with_call.push(user_message(format, "one more"));
         let mut last = turn(format, 20);
-        last.truncate(2); // the ask and the calls, no results yet
+        // The ask and the calls, no results yet (a reasoning item and the
+        // call's item in the Responses API).
+        last.truncate(if format == Format::OpenAiResponses {
+            3
+        } else {
+            2
+        });
         with_call.extend(last);
         let mut chats = Chats::new();
         let options = json!({ "window": 32_000, "format": format.name(), "excludeMessages": 2 });

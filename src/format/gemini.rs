@@ -51,6 +51,11 @@ pub(crate) fn read_content(content: Content, path: &str) -> ReadMessage {
 fn check_shape(map: &Map, path: &str) -> Result<(), Error> {
     match map.get("parts") {
         None | Some(Value::Null) => {
+            if let Some(format @ (Format::LangChain | Format::OpenAiResponses)) =
+                super::sniff_message(map)
+            {
+                return Err(mismatch(path, &super::observed_message(map), format));
+            }
             if map.contains_key("content") {
                 let observed = "has \"content\" and no \"parts\"";
                 return Err(match super::sniff_message(map) {

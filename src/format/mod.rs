@@ -19,6 +19,8 @@
 //! | OpenAI chat `ChatCompletionMessageParam` | `openai` | [`openai`] |
 //! | Anthropic `MessageParam` | `anthropic` | [`anthropic`] |
 //! | AI SDK `ModelMessage` (`ai` v5/v6) | `ai-sdk` | [`ai_sdk`] |
+//! | LangChain JS messages (instances, their JSON) | `langchain` | [`langchain`] |
+//! | OpenAI Responses input items (and the Agents SDK's) | `openai-responses` | [`openai_responses`] |
 //!
 //! What every reader does the same way:
 //!
@@ -63,7 +65,9 @@ use crate::read::describe;
 pub mod ai_sdk;
 pub mod anthropic;
 pub mod gemini;
+pub mod langchain;
 pub mod openai;
+pub mod openai_responses;
 
 /// A message format a host keeps its history in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -77,15 +81,22 @@ pub enum Format {
     Anthropic,
     /// The Vercel AI SDK's `ModelMessage` (`ai` v5 and v6).
     AiSdk,
+    /// LangChain JS messages: instances (as `JSON.stringify` writes them),
+    /// their stored form, and the plain message-likes LangChain accepts.
+    LangChain,
+    /// OpenAI Responses API input items, and the Agents SDK's spelling of them.
+    OpenAiResponses,
 }
 
 impl Format {
     /// Every format, in the order their names are listed in errors.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 6] = [
         Format::Gemini,
         Format::OpenAi,
         Format::Anthropic,
         Format::AiSdk,
+        Format::LangChain,
+        Format::OpenAiResponses,
     ];
 
     /// The name in options: `gemini`, `openai`, `anthropic`, `ai-sdk`.
@@ -95,6 +106,8 @@ impl Format {
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
             Format::AiSdk => "ai-sdk",
+            Format::LangChain => "langchain",
+            Format::OpenAiResponses => "openai-responses",
         }
     }
 
@@ -105,6 +118,8 @@ impl Format {
             Format::OpenAi => "an OpenAI",
             Format::Anthropic => "an Anthropic",
             Format::AiSdk => "an AI SDK",
+            Format::LangChain => "a LangChain",
+            Format::OpenAiResponses => "an OpenAI Responses",
         }
     }
 
@@ -115,7 +130,7 @@ impl Format {
     /// use compaction_core::format::Format;
     /// assert_eq!(Format::from_name("ai-sdk").unwrap(), Format::AiSdk);
     /// let e = Format::from_name("claude").unwrap_err();
-    /// assert_eq!(e.message(), "format must be one of \"gemini\", \"openai\", \"anthropic\", \"ai-sdk\", got \"claude\"");
+    /// assert_eq!(e.message(), "format must be one of \"gemini\", \"openai\", \"anthropic\", \"ai-sdk\", \"langchain\", \"openai-responses\", got \"claude\"");
     /// ```
     pub fn from_name(name: &str) -> Result<Format, Error> {
         Format::ALL
@@ -214,6 +229,8 @@ impl Format {
             Format::OpenAi => openai::write(role, &text),
             Format::Anthropic => anthropic::write(role, &text),
             Format::AiSdk => ai_sdk::write(role, &text),
+            Format::LangChain => langchain::write(role, &text),
+            Format::OpenAiResponses => openai_responses::write(role, &text),
         })
     }
 
@@ -223,6 +240,8 @@ impl Format {
             Format::OpenAi => openai::read_message(&message, path, names),
             Format::Anthropic => anthropic::read_message(&message, path, names),
             Format::AiSdk => ai_sdk::read_message(&message, path),
+            Format::LangChain => langchain::read_message(&message, path, names),
+            Format::OpenAiResponses => openai_responses::read_message(&message, path, names),
         }
     }
 }
@@ -744,6 +763,9 @@ fn sniff_part(map: &Map) -> Option<Format> {
             | "tool-approval-request"
             | "tool-approval-response",
         ) => Some(Format::AiSdk),
+        Some("input_text" | "output_text" | "input_image" | "input_file" | "summary_text") => {
+            Some(Format::OpenAiResponses)
+        }
         Some("image") if map.contains_key("image") => Some(Format::AiSdk),
         Some("file") if map.contains_key("mediaType") || map.contains_key("data") => {
             Some(Format::AiSdk)
@@ -766,6 +788,17 @@ fn sniff_part(map: &Map) -> Option<Format> {
 /// `None` when nothing tells (`{ role: "user", content: "hi" }` is valid
 /// OpenAI, Anthropic and AI SDK alike).
 fn sniff_message(map: &Map) -> Option<Format> {
+    if map.contains_key("lc") && map.contains_key("kwargs") {
+        return Some(Format::LangChain);
+    }
+    if let Some(kind) = map.get("type").and_then(Value::as_str) {
+        if langchain::is_kind(kind) {
+            return Some(Format::LangChain);
+        }
+        if openai_responses::is_item_type(kind) {
+            return Some(Format::OpenAiResponses);
+        }
+    }
     if let Some(Value::Array(parts)) = map.get("parts")
         && parts
             .iter()
@@ -776,6 +809,12 @@ fn sniff_message(map: &Map) -> Option<Format> {
     }
     if map.contains_key("parts") || map.get("role").and_then(Value::as_str) == Some("model") {
         return Some(Format::Gemini);
+    }
+    if let Some(Value::Array(calls)) = map.get("tool_calls")
+        && calls.iter().any(|c| c.get("args").is_some())
+    {
+        // LangChain's `{ id, name, args }`, not OpenAI's `{ id, function }`.
+        return Some(Format::LangChain);
     }
     if ["tool_calls", "tool_call_id", "refusal", "function_call"]
         .iter()
@@ -826,7 +865,15 @@ fn foreign_message(map: &Map, path: &str, this: Format, fallback: String) -> Err
 }
 
 /// What a message looks like, for a mismatch error.
-fn observed_message(map: &Map) -> String {
+pub(crate) fn observed_message(map: &Map) -> String {
+    if map.contains_key("lc") && map.contains_key("kwargs") {
+        return "has \"lc\" and \"kwargs\"".into();
+    }
+    if let Some(kind) = map.get("type").and_then(Value::as_str)
+        && (langchain::is_kind(kind) || openai_responses::is_item_type(kind))
+    {
+        return format!("has type {kind}", kind = Quoted(kind));
+    }
     for key in [
         "parts",
         "tool_calls",

@@ -1,0 +1,403 @@
+//! LangChain JS messages (`@langchain/core/messages`, v1): the instances as
+//! `JSON.stringify` writes them (`{ lc: 1, type: "constructor", id: [...,
+//! "AIMessage"], kwargs }`), the stored form (`{ type: "ai", data }`), and
+//! the plain message-likes LangChain itself accepts (`{ type: "ai", content,
+//! tool_calls }`, or `role` instead of `type`).
+//!
+//! | message | becomes |
+//! |---|---|
+//! | `SystemMessage` (`system`, `developer`) | a pinned message of text |
+//! | `HumanMessage` (`human`, `user`) | a user message; image, file, audio and video blocks are media |
+//! | `AIMessage` (`ai`, `assistant`): `content` (string or blocks), `tool_calls` `[{ id, name, args }]`, `invalid_tool_calls` | a model message: text, thought text (`reasoning`, `thinking` blocks), then one `functionCall` per tool call |
+//! | `ToolMessage` (`tool`): `tool_call_id`, `content`, `status: "error"` | a user message with one `functionResponse` answering that id (`{ error }` for a failed call), media as nested parts |
+//! | `FunctionMessage` (`function`), `ChatMessage` (`generic`, with its `role`) | a response paired by name; a message of its role |
+//!
+//! An `AIMessage` from a provider may carry the provider's own blocks in
+//! its `content` beside `tool_calls` (Anthropic's `tool_use`, the Responses
+//! API's `function_call`): a block whose id is one of the message's tool
+//! calls is the same call and is counted once. Without `tool_calls`, the
+//! OpenAI-shaped `additional_kwargs.tool_calls` are the calls (what older
+//! messages carry). Other blocks (`redacted_thinking`, `non_standard`,
+//! server tool blocks, newer ones) are counted by their JSON. `usage_metadata`
+//! and `response_metadata` are not prompt text and are not counted.
+
+use crate::prelude::*;
+
+use crate::json::Quoted;
+
+use crate::json;
+use crate::json::{Map, Value};
+
+use super::openai::arguments_value;
+use super::{
+    CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, data_url_mime,
+    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object, opt_string,
+    response_part, sniff_message, string, text_part, thought_part, unknown_part,
+};
+use crate::content::Part;
+use crate::error::Error;
+use crate::read::describe;
+
+const KINDS: &str = "a LangChain message (an instance, its JSON { lc, type, id, kwargs }, \
+                     or { type: \"human\" | \"ai\" | \"system\" | \"tool\", content })";
+
+/// Reads one LangChain message (see the module docs).
+pub(crate) fn read_message(
+    message: &Value,
+    path: &str,
+    names: &CallNames,
+) -> Result<ReadMessage, Error> {
+    let map = object(message, path, KINDS)?;
+    let (kind, fields, fields_path) = unwrap(map, path)?;
+    let fields_path = format!("{path}{fields_path}");
+    let path = fields_path.as_str();
+    let kind = match kind {
+        // A ChatMessage's role says who speaks.
+        "generic" | "chat" => match opt_string(fields, "role", path)? {
+            Some("user" | "human") => "human",
+            Some("assistant" | "ai") => "ai",
+            Some("system" | "developer") => "system",
+            Some(other) => {
+                return Err(invalid(format!(
+                    "{path}.role must be \"user\", \"assistant\" or \"system\", got {}",
+                    Quoted(other)
+                )));
+            }
+            None => return Err(invalid(format!("{path}.role is missing"))),
+        },
+        other => other,
+    };
+    match kind {
+        "system" | "developer" => {
+            let parts = content(fields, path, &[])?;
+            let mut read = ReadMessage::new("system", parts);
+            read.pinned = true;
+            Ok(read)
+        }
+        "human" | "user" => Ok(ReadMessage::new("user", content(fields, path, &[])?)),
+        "ai" | "assistant" => ai(fields, path),
+        "tool" => {
+            let id = string(fields, "tool_call_id", path)?;
+            let parts = content(fields, path, &[])?;
+            let (texts, nested) = split_texts(parts);
+            let text = Value::String(join_texts(&texts));
+            let outcome = if fields.get("status").and_then(Value::as_str) == Some("error") {
+                Outcome::Error(text)
+            } else {
+                Outcome::Output(text)
+            };
+            let name = opt_string(fields, "name", path)?.or(names.get(id).map(String::as_str));
+            let mut read = ReadMessage::new(
+                "user",
+                vec![response_part(Some(id), name, outcome, nested)?],
+            );
+            read.tool_result = true;
+            read.answers.push(CallRef::with_id(id, "", path));
+            Ok(read)
+        }
+        "function" => {
+            let name = string(fields, "name", path)?;
+            let parts = content(fields, path, &[])?;
+            let (texts, nested) = split_texts(parts);
+            let outcome = Outcome::Output(Value::String(join_texts(&texts)));
+            let mut read = ReadMessage::new(
+                "user",
+                vec![response_part(None, Some(name), outcome, nested)?],
+            );
+            read.tool_result = true;
+            read.answers.push(CallRef {
+                id: None,
+                name: name.into(),
+                path: path.into(),
+            });
+            Ok(read)
+        }
+        "remove" => Err(invalid(format!(
+            "{path} is a RemoveMessage, an instruction to the graph's state, not a message of \
+             the history"
+        ))),
+        other => Err(invalid(format!(
+            "{path} has the type {}, which is not {KINDS}",
+            Quoted(other)
+        ))),
+    }
+}
+
+/// The message's kind (`human`, `ai`, ...), its fields, and where they are
+/// (`.kwargs`, `.data` or the message itself), in any of the three forms.
+fn unwrap<'a>(map: &'a Map, path: &str) -> Result<(&'a str, &'a Map, &'static str), Error> {
+    if map.contains_key("lc") && map.contains_key("kwargs") {
+        let class = match map.get("id") {
+            Some(Value::Array(id)) => id.last().and_then(Value::as_str),
+            _ => None,
+        };
+        let Some(class) = class else {
+            return Err(invalid(format!(
+                "{path}.id must be the class path of a LangChain message (an array of strings)"
+            )));
+        };
+        let kwargs = object(
+            map.get("kwargs").unwrap_or(&Value::Null),
+            &format!("{path}.kwargs"),
+            "an object",
+        )?;
+        let kind = match class.strip_suffix("Chunk").unwrap_or(class) {
+            "HumanMessage" => "human",
+            "AIMessage" => "ai",
+            "SystemMessage" => "system",
+            "ToolMessage" => "tool",
+            "FunctionMessage" => "function",
+            "ChatMessage" => "generic",
+            "RemoveMessage" => "remove",
+            _ => {
+                return Err(invalid(format!(
+                    "{path} is a serialized {}, not a LangChain message",
+                    Quoted(class)
+                )));
+            }
+        };
+        return Ok((kind, kwargs, ".kwargs"));
+    }
+    match (map.get("type"), map.get("data"), map.get("role")) {
+        (Some(Value::String(kind)), Some(Value::Object(data)), _) if is_kind(kind) => {
+            Ok((kind, data, ".data"))
+        }
+        (Some(Value::String(kind)), _, _) if is_kind(kind) => Ok((kind, map, "")),
+        (None, _, Some(Value::String(role))) if is_kind(role) => {
+            // `{ role, content }`, as LangChain coerces it: only when nothing
+            // marks it as another format's message.
+            match sniff_message(map) {
+                Some(format) if format != Format::LangChain => {
+                    Err(mismatch(path, &super::observed_message(map), format))
+                }
+                _ => Ok((role, map, "")),
+            }
+        }
+        _ => Err(foreign_message(
+            map,
+            path,
+            Format::LangChain,
+            format!("{path} must be {KINDS}"),
+        )),
+    }
+}
+
+/// The message kinds LangChain names (`type`) or coerces (`role`).
+pub(crate) fn is_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "human"
+            | "user"
+            | "ai"
+            | "assistant"
+            | "system"
+            | "developer"
+            | "tool"
+            | "function"
+            | "generic"
+            | "chat"
+            | "remove"
+    )
+}
+
+fn ai(fields: &Map, path: &str) -> Result<ReadMessage, Error> {
+    let mut calls = Vec::new();
+    let mut call_parts = Vec::new();
+    for key in ["tool_calls", "invalid_tool_calls"] {
+        match fields.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let call_path = format!("{path}.{key}[{i}]");
+                    let call = object(item, &call_path, "a tool call { id, name, args }")?;
+                    if call.contains_key("function") && !call.contains_key("name") {
+                        return Err(mismatch(
+                            &call_path,
+                            "has \"function\" and no \"name\"",
+                            Format::OpenAi,
+                        ));
+                    }
+                    let id = string(call, "id", &call_path)?;
+                    let name = opt_string(call, "name", &call_path)?.unwrap_or_default();
+                    // An invalid call's args is the raw string the model wrote.
+                    let args = match call.get("args") {
+                        Some(Value::String(s)) => arguments_value(s),
+                        Some(v) => v.clone(),
+                        None => Value::Object(Map::new()),
+                    };
+                    call_parts.push(call_part(Some(id), name, args)?);
+                    calls.push(CallRef::with_id(id, name, &call_path));
+                }
+            }
+            Some(other) => {
+                return Err(invalid(format!(
+                    "{path}.{key} must be an array, got {}",
+                    describe(other)
+                )));
+            }
+        }
+    }
+    if calls.is_empty()
+        && let Some(Value::Object(extra)) = fields.get("additional_kwargs")
+        && let Some(Value::Array(items)) = extra.get("tool_calls")
+    {
+        // Older messages keep OpenAI's own tool calls here.
+        for (i, item) in items.iter().enumerate() {
+            let call_path = format!("{path}.additional_kwargs.tool_calls[{i}]");
+            let call = object(item, &call_path, "a tool call { id, type, function }")?;
+            let id = string(call, "id", &call_path)?;
+            let function = object(
+                call.get("function").unwrap_or(&Value::Null),
+                &format!("{call_path}.function"),
+                "a function { name, arguments }",
+            )?;
+            let fn_path = format!("{call_path}.function");
+            let name = string(function, "name", &fn_path)?;
+            let arguments = string(function, "arguments", &fn_path)?;
+            call_parts.push(call_part(Some(id), name, arguments_value(arguments))?);
+            calls.push(CallRef::with_id(id, name, &call_path));
+        }
+    }
+    let ids: Vec<&str> = calls.iter().filter_map(|c| c.id.as_deref()).collect();
+    let mut parts = content(fields, path, &ids)?;
+    parts.extend(call_parts);
+    let mut read = ReadMessage::new("model", parts);
+    read.calls = calls;
+    Ok(read)
+}
+
+/// A message's `content`: a string or an array of blocks. Blocks that
+/// repeat one of `call_ids` (a provider's own tool-call block) are skipped.
+fn content(fields: &Map, path: &str, call_ids: &[&str]) -> Result<Vec<Part>, Error> {
+    let blocks = match fields.get("content") {
+        Some(Value::String(text)) => return Ok(vec![text_part(text)]),
+        Some(Value::Array(blocks)) => blocks,
+        // An AIMessage with only tool calls may have no content at all.
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(other) => {
+            return Err(invalid(format!(
+                "{path}.content must be a string or an array of content blocks, got {}",
+                describe(other)
+            )));
+        }
+    };
+    let mut parts = Vec::with_capacity(blocks.len());
+    for (i, block) in blocks.iter().enumerate() {
+        let block_path = format!("{path}.content[{i}]");
+        let map = match block {
+            Value::String(text) => {
+                parts.push(text_part(text));
+                continue;
+            }
+            Value::Object(map) => map,
+            other => {
+                return Err(invalid(format!(
+                    "{block_path} must be a content block {{ type, ... }}, got {}",
+                    describe(other)
+                )));
+            }
+        };
+        let kind = match map.get("type") {
+            Some(Value::String(kind)) => kind.as_str(),
+            _ => {
+                return Err(invalid(format!(
+                    "{block_path}.type is missing (a content block is {{ type, ... }})"
+                )));
+            }
+        };
+        match kind {
+            "text" | "input_text" | "output_text" | "text-plain" => {
+                parts.push(text_part(string(map, "text", &block_path)?));
+            }
+            "reasoning" => {
+                let text = opt_string(map, "reasoning", &block_path)?
+                    .or(opt_string(map, "text", &block_path)?)
+                    .unwrap_or_default();
+                parts.push(thought_part(text)?);
+            }
+            "thinking" => parts.push(thought_part(string(map, "thinking", &block_path)?)?),
+            "image_url" => {
+                let url = match map.get("image_url") {
+                    Some(Value::String(url)) => Some(url.as_str()),
+                    Some(Value::Object(inner)) => inner.get("url").and_then(Value::as_str),
+                    _ => None,
+                };
+                parts.push(match url {
+                    Some(url) => match data_url_mime(url) {
+                        Some(mime) => inline_media(mime)?,
+                        None => file_media("image/unknown", url)?,
+                    },
+                    None => inline_media("image/unknown")?,
+                });
+            }
+            "image" | "file" | "audio" | "video" | "input_audio" => {
+                parts.push(standard_media(map, kind)?);
+            }
+            "tool_use" | "tool_call" | "function_call"
+                if block_call_id(map).is_some_and(|id| call_ids.contains(&id)) => {}
+            // redacted_thinking, non_standard, server tool blocks, newer
+            // blocks: counted whole.
+            _ => parts.push(unknown_part(block)),
+        }
+    }
+    Ok(parts)
+}
+
+/// The id of a provider's tool-call block (`id`, or the Responses API's `call_id`).
+fn block_call_id(map: &Map) -> Option<&str> {
+    map.get("call_id").or(map.get("id")).and_then(Value::as_str)
+}
+
+/// A v1 standard data block (`url`, `data` / `base64`, `fileId` / `file_id`,
+/// with `mimeType` / `mime_type`), or the legacy `source_type` form.
+fn standard_media(map: &Map, kind: &str) -> Result<Part, Error> {
+    let mime = ["mimeType", "mime_type", "media_type"]
+        .iter()
+        .find_map(|k| map.get(k).and_then(Value::as_str))
+        .unwrap_or(match kind {
+            "file" => "application/octet-stream",
+            "audio" | "input_audio" => "audio/unknown",
+            "video" => "video/unknown",
+            _ => "image/unknown",
+        });
+    for key in ["url", "fileId", "file_id", "id"] {
+        if let Some(Value::String(reference)) = map.get(key) {
+            return match data_url_mime(reference) {
+                Some(inline) => inline_media(inline),
+                None => file_media(mime, reference),
+            };
+        }
+    }
+    inline_media(mime)
+}
+
+/// Text parts as texts, media as nested parts (a tool result's content).
+fn split_texts(parts: Vec<Part>) -> (Vec<String>, Vec<Part>) {
+    let mut texts = Vec::new();
+    let mut nested = Vec::new();
+    for part in parts {
+        match part.kind() {
+            crate::content::PartKind::Text { text, .. } => texts.push(text.to_string()),
+            crate::content::PartKind::Unknown => {
+                texts.push(Value::Object(part.as_map().clone()).to_string());
+            }
+            _ => nested.push(part),
+        }
+    }
+    (texts, nested)
+}
+
+/// `JSON.stringify(new HumanMessage(text))` (or `AIMessage`): LangChain's
+/// own serialised form, which its message reducers and `load` revive.
+pub(crate) fn write(role: Speaker, text: &str) -> Value {
+    let class = match role {
+        Speaker::User => "HumanMessage",
+        Speaker::Model => "AIMessage",
+    };
+    json!({
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "messages", class],
+        "kwargs": { "content": text, "additional_kwargs": {}, "response_metadata": {} }
+    })
+}

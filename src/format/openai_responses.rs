@@ -1,0 +1,384 @@
+//! OpenAI Responses API input items (`openai`'s `ResponseInputItem`), and the
+//! same items as the OpenAI Agents SDK (`@openai/agents`) keeps them in its
+//! sessions (`callId`, `function_call_result`).
+//!
+//! Each item is one host message, so a tool-using turn is several items in
+//! a row (a `reasoning` item, a `function_call` per parallel call, then a
+//! `function_call_output` each).
+//!
+//! | item | becomes |
+//! |---|---|
+//! | `message` (or `{ role, content }` without a type) `system`, `developer` | a pinned message of text |
+//! | `message` `user` (string, or `input_text`, `input_image`, `input_file`, `input_audio`) | a user message; images, files and audio are media |
+//! | `message` `assistant` (string, or `output_text`, `refusal`) | a model message of text |
+//! | `function_call` (`call_id` / `callId`, `name`, `arguments`), `custom_tool_call` (`input`) | a model message with one `functionCall` (`arguments` read as [`super::openai`] reads it) |
+//! | `function_call_output` / `function_call_result` / `custom_tool_call_output` | a user message with one `functionResponse` answering that id; media in an array output as nested parts |
+//! | `reasoning` (`summary`, `content`) | a model message of thought text: counted, never written into a summary request (summarizers skip thoughts); it goes with the turn it belongs to and stays verbatim (with its `encrypted_content`) in a kept tail |
+//! | `compaction` (OpenAI's server-side compaction, opaque `encrypted_content`) | a pinned message of one unknown part: counted by its JSON, never summarized again, kept in order before the summary |
+//! | other tool calls and outputs (`*_call` with a call id, `*_call_output`), `item_reference`, newer items | model (calls) or user (outputs) messages of one unknown part, counted by their JSON and paired by call id when they have one |
+
+use crate::prelude::*;
+
+use crate::json::Quoted;
+
+use crate::json;
+use crate::json::{Map, Value};
+
+use super::openai::arguments_value;
+use super::{
+    CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, data_url_mime,
+    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object,
+    observed_part, opt_string, part_type, response_part, sniff_message, sniff_part, string,
+    text_part, thought_part, unknown_part,
+};
+use crate::content::Part;
+use crate::error::Error;
+use crate::read::describe;
+
+const ROLES: &str = "\"system\", \"developer\", \"user\" or \"assistant\"";
+
+/// Reads one Responses input item (see the module docs).
+pub(crate) fn read_message(
+    message: &Value,
+    path: &str,
+    names: &CallNames,
+) -> Result<ReadMessage, Error> {
+    let map = object(message, path, "a Responses input item { type, ... }")?;
+    let kind = match map.get("type") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(kind)) => Some(kind.as_str()),
+        Some(other) => {
+            return Err(invalid(format!(
+                "{path}.type must be a string, got {}",
+                describe(other)
+            )));
+        }
+    };
+    match kind {
+        None | Some("message") => message_item(map, path),
+        Some("function_call") => {
+            let id = call_id(map, path)?;
+            let name = string(map, "name", path)?;
+            let arguments = string(map, "arguments", path)?;
+            call(id, name, arguments_value(arguments), path)
+        }
+        Some("custom_tool_call") => {
+            let id = call_id(map, path)?;
+            let name = string(map, "name", path)?;
+            let input = string(map, "input", path)?;
+            call(id, name, Value::String(input.into()), path)
+        }
+        Some("function_call_output" | "function_call_result" | "custom_tool_call_output") => {
+            let id = call_id(map, path)?;
+            let (texts, nested) = output(map, path)?;
+            let name = opt_string(map, "name", path)?.or(names.get(id).map(String::as_str));
+            let outcome = Outcome::Output(Value::String(join_texts(&texts)));
+            let mut read = ReadMessage::new(
+                "user",
+                vec![response_part(Some(id), name, outcome, nested)?],
+            );
+            read.tool_result = true;
+            read.answers.push(CallRef::with_id(id, "", path));
+            Ok(read)
+        }
+        Some("reasoning") => reasoning(map, path),
+        Some("compaction") => {
+            // Opaque: the model reads it, nobody else can. It stays as it
+            // is, before the summary, in the order it came.
+            let mut read = ReadMessage::new("system", vec![unknown_part(message)]);
+            read.pinned = true;
+            Ok(read)
+        }
+        Some(other) => {
+            if let Some(format) = sniff_message(map).filter(|f| *f != Format::OpenAiResponses) {
+                return Err(mismatch(
+                    path,
+                    &format!("has type {}", Quoted(other)),
+                    format,
+                ));
+            }
+            // Hosted and built-in tool calls, their outputs, item
+            // references, newer items: counted whole, paired by call id.
+            let id = match (map.get("call_id"), map.get("callId")) {
+                (Some(Value::String(id)), _) | (None, Some(Value::String(id))) => Some(id.as_str()),
+                _ => None,
+            };
+            let output = other.ends_with("_output") || other.ends_with("_result");
+            let mut read = ReadMessage::new(
+                if output { "user" } else { "model" },
+                vec![unknown_part(message)],
+            );
+            if let Some(id) = id {
+                if output {
+                    read.tool_result = true;
+                    read.answers.push(CallRef::with_id(id, "", path));
+                } else {
+                    read.calls.push(CallRef::with_id(id, other, path));
+                }
+            }
+            Ok(read)
+        }
+    }
+}
+
+/// `call_id` (the API's) or `callId` (the Agents SDK's).
+fn call_id<'a>(map: &'a Map, path: &str) -> Result<&'a str, Error> {
+    if map.contains_key("callId") && !map.contains_key("call_id") {
+        return string(map, "callId", path);
+    }
+    string(map, "call_id", path)
+}
+
+fn call(id: &str, name: &str, args: Value, path: &str) -> Result<ReadMessage, Error> {
+    let mut read = ReadMessage::new("model", vec![call_part(Some(id), name, args)?]);
+    read.calls.push(CallRef::with_id(id, name, path));
+    Ok(read)
+}
+
+fn message_item(map: &Map, path: &str) -> Result<ReadMessage, Error> {
+    let role = match map.get("role") {
+        Some(Value::String(role)) => role.as_str(),
+        other => {
+            let fallback = match other {
+                None => format!("{path}.role is missing (expected {ROLES})"),
+                Some(other) => format!("{path}.role must be {ROLES}, got {}", describe(other)),
+            };
+            return Err(foreign_message(
+                map,
+                path,
+                Format::OpenAiResponses,
+                fallback,
+            ));
+        }
+    };
+    // `developer` is a Responses role too, not only a chat one.
+    let chat_keys = ["tool_calls", "tool_call_id", "refusal", "function_call"]
+        .iter()
+        .any(|k| map.contains_key(k));
+    let foreign = sniff_message(map).filter(|f| {
+        *f != Format::OpenAiResponses && (*f != Format::OpenAi || role != "developer" || chat_keys)
+    });
+    if let Some(format) = foreign {
+        // `{ role: "user", content: "hi" }` reads in several formats; a
+        // telltale of another (tool_calls, parts, tool-call parts) does not.
+        return Err(mismatch(path, &super::observed_message(map), format));
+    }
+    let (core_role, pinned) = match role {
+        "system" | "developer" => (role, true),
+        "user" => ("user", false),
+        "assistant" => ("model", false),
+        other => {
+            return Err(foreign_message(
+                map,
+                path,
+                Format::OpenAiResponses,
+                format!("{path}.role must be {ROLES}, got {}", Quoted(other)),
+            ));
+        }
+    };
+    let mut read = ReadMessage::new(core_role, content(map, path, role)?);
+    read.pinned = pinned;
+    Ok(read)
+}
+
+/// A message's `content`: a string or an array of content parts.
+fn content(map: &Map, path: &str, role: &str) -> Result<Vec<Part>, Error> {
+    let items = match map.get("content") {
+        Some(Value::String(text)) => return Ok(vec![text_part(text)]),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(invalid(format!(
+                "{path}.content must be a string or an array of content parts, got {}",
+                describe(other)
+            )));
+        }
+        None => return Err(invalid(format!("{path}.content is missing"))),
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let item_path = format!("{path}.content[{i}]");
+        let part = object(item, &item_path, "a content part { type, ... }")?;
+        let kind = part_type(part, &item_path)?;
+        let text_only = matches!(role, "system" | "developer");
+        parts.push(match kind {
+            "input_text" | "output_text" => text_part(string(part, "text", &item_path)?),
+            "refusal" => text_part(string(part, "refusal", &item_path)?),
+            "input_image" | "input_file" | "input_audio" | "audio" | "image" if !text_only => {
+                media(part, kind, &item_path)?
+            }
+            _ => {
+                return Err(match sniff_part(part) {
+                    Some(format) if format != Format::OpenAiResponses => {
+                        mismatch(&item_path, &observed_part(part), format)
+                    }
+                    _ => invalid(format!(
+                        "{item_path} has type {kind}, which a {role} message does not hold",
+                        kind = Quoted(kind),
+                        role = Quoted(role)
+                    )),
+                });
+            }
+        });
+    }
+    Ok(parts)
+}
+
+/// An image, file or audio part, in the API's or the Agents SDK's spelling.
+fn media(part: &Map, kind: &str, path: &str) -> Result<Part, Error> {
+    let fallback = match kind {
+        "input_file" => "application/octet-stream",
+        "input_audio" | "audio" => "audio/unknown",
+        _ => "image/unknown",
+    };
+    // The API: image_url / file_data / file_url / file_id / input_audio.data;
+    // the Agents SDK: image / file (a string, or { id } / { url }).
+    for key in [
+        "image_url",
+        "file_data",
+        "file_url",
+        "image",
+        "file",
+        "audio",
+    ] {
+        match part.get(key) {
+            Some(Value::String(s)) if s.starts_with("http://") || s.starts_with("https://") => {
+                return file_media(fallback, s);
+            }
+            Some(Value::String(s)) => return inline_media(data_url_mime(s).unwrap_or(fallback)),
+            Some(Value::Object(inner)) => {
+                if let Some(Value::String(url)) = inner.get("url") {
+                    return file_media(fallback, url);
+                }
+                if let Some(Value::String(id)) = inner.get("id") {
+                    return file_media(fallback, id);
+                }
+                return inline_media(fallback);
+            }
+            _ => {}
+        }
+    }
+    if let Some(id) = opt_string(part, "file_id", path)? {
+        return file_media(fallback, id);
+    }
+    inline_media(fallback)
+}
+
+/// A tool output: a string, an Agents SDK `{ type: "text" | "image" |
+/// "file" }` object, or an array of input parts.
+fn output(map: &Map, path: &str) -> Result<(Vec<String>, Vec<Part>), Error> {
+    let output_path = format!("{path}.output");
+    let mut texts = Vec::new();
+    let mut nested = Vec::new();
+    let mut one = |item: &Map, item_path: &str| -> Result<(), Error> {
+        match part_type(item, item_path)? {
+            "input_text" | "text" | "output_text" => {
+                texts.push(string(item, "text", item_path)?.to_string());
+            }
+            kind @ ("input_image" | "input_file" | "image" | "file") => {
+                nested.push(media(item, kind, item_path)?);
+            }
+            // Newer parts: counted by their JSON.
+            _ => texts.push(Value::Object(item.clone()).to_string()),
+        }
+        Ok(())
+    };
+    match map.get("output") {
+        Some(Value::String(text)) => texts.push(text.clone()),
+        Some(Value::Object(item)) => one(item, &output_path)?,
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let item_path = format!("{output_path}[{i}]");
+                one(
+                    object(item, &item_path, "an output part { type, ... }")?,
+                    &item_path,
+                )?;
+            }
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "{output_path} must be a string or an array of output parts, got {}",
+                describe(other)
+            )));
+        }
+        None => return Err(invalid(format!("{output_path} is missing"))),
+    }
+    Ok((texts, nested))
+}
+
+/// A `reasoning` item: its readable summary and content as thought text.
+fn reasoning(map: &Map, path: &str) -> Result<ReadMessage, Error> {
+    let mut parts = Vec::new();
+    for key in ["summary", "content", "rawContent"] {
+        match map.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let item_path = format!("{path}.{key}[{i}]");
+                    let item = object(item, &item_path, "a reasoning text { type, text }")?;
+                    parts.push(thought_part(string(item, "text", &item_path)?)?);
+                }
+            }
+            Some(other) => {
+                return Err(invalid(format!(
+                    "{path}.{key} must be an array, got {}",
+                    describe(other)
+                )));
+            }
+        }
+    }
+    Ok(ReadMessage::new("model", parts))
+}
+
+/// `{ type: "message", role: "user", content: [{ type: "input_text", text }] }`
+/// or the assistant's `output_text` message (with the `status` the Agents
+/// SDK requires of an assistant item).
+pub(crate) fn write(role: Speaker, text: &str) -> Value {
+    match role {
+        Speaker::User => json!({
+            "type": "message",
+            "role": "user",
+            "content": [{ "type": "input_text", "text": text }]
+        }),
+        Speaker::Model => json!({
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{ "type": "output_text", "text": text }]
+        }),
+    }
+}
+
+/// The item types this reader knows by name, for telling a Responses item
+/// from another format's message.
+pub(crate) fn is_item_type(kind: &str) -> bool {
+    matches!(
+        kind,
+        "message"
+            | "function_call"
+            | "function_call_output"
+            | "function_call_result"
+            | "custom_tool_call"
+            | "custom_tool_call_output"
+            | "reasoning"
+            | "compaction"
+            | "item_reference"
+            | "hosted_tool_call"
+            | "computer_call"
+            | "computer_call_output"
+            | "computer_call_result"
+            | "web_search_call"
+            | "file_search_call"
+            | "image_generation_call"
+            | "code_interpreter_call"
+            | "local_shell_call"
+            | "local_shell_call_output"
+            | "shell_call"
+            | "shell_call_output"
+            | "apply_patch_call"
+            | "apply_patch_call_output"
+            | "mcp_call"
+            | "mcp_list_tools"
+            | "mcp_approval_request"
+            | "mcp_approval_response"
+    )
+}
