@@ -91,11 +91,7 @@ pub(crate) fn read_message(
         }
         Some(other) => {
             if let Some(format) = sniff_message(map).filter(|f| *f != Format::OpenAiResponses) {
-                return Err(mismatch(
-                    path,
-                    &format!("has type {}", Quoted(other)),
-                    format,
-                ));
+                return Err(mismatch(path, &super::observed_message(map), format));
             }
             // Hosted and built-in tool calls, their outputs, item
             // references, newer items: counted whole, paired by call id.
