@@ -195,7 +195,7 @@ fn langchain_shapes_it_does_not_hold_are_errors_naming_the_field() {
         ),
         (
             json!([{ "type": "human", "content": [{ "text": "no type" }] }]),
-            "history[0].content[0].type is missing (a content block is { type, ... })",
+            "history[0].content[0].type is missing (a content part is { type, ... })",
         ),
         (
             json!([{ "role": "model", "parts": [{ "text": "hi" }] }]),

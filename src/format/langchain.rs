@@ -25,7 +25,6 @@ use crate::prelude::*;
 
 use crate::json::Quoted;
 
-use crate::json;
 use crate::json::{Map, Value};
 
 use super::openai::arguments_value;
@@ -239,24 +238,14 @@ fn ai(fields: &Map, path: &str) -> Result<ReadMessage, Error> {
     }
     if calls.is_empty()
         && let Some(Value::Object(extra)) = fields.get("additional_kwargs")
-        && let Some(Value::Array(items)) = extra.get("tool_calls")
+        && let Some(tool_calls) = extra.get("tool_calls")
     {
-        // Older messages keep OpenAI's own tool calls here.
-        for (i, item) in items.iter().enumerate() {
-            let call_path = format!("{path}.additional_kwargs.tool_calls[{i}]");
-            let call = object(item, &call_path, "a tool call { id, type, function }")?;
-            let id = string(call, "id", &call_path)?;
-            let function = object(
-                call.get("function").unwrap_or(&Value::Null),
-                &format!("{call_path}.function"),
-                "a function { name, arguments }",
-            )?;
-            let fn_path = format!("{call_path}.function");
-            let name = string(function, "name", &fn_path)?;
-            let arguments = string(function, "arguments", &fn_path)?;
-            call_parts.push(call_part(Some(id), name, arguments_value(arguments))?);
-            calls.push(CallRef::with_id(id, name, &call_path));
-        }
+        // Older messages keep OpenAI's own tool calls here: read as OpenAI's.
+        let mut openai = Map::new();
+        openai.insert("tool_calls".into(), tool_calls.clone());
+        let read = super::openai::assistant(&openai, &format!("{path}.additional_kwargs"))?;
+        call_parts = read.content.parts;
+        calls = read.calls;
     }
     let ids: Vec<&str> = calls.iter().filter_map(|c| c.id.as_deref()).collect();
     let mut parts = content(fields, path, &ids)?;
@@ -269,12 +258,26 @@ fn ai(fields: &Map, path: &str) -> Result<ReadMessage, Error> {
 /// A message's `content`: a string or an array of blocks. Blocks that
 /// repeat one of `call_ids` (a provider's own tool-call block) are skipped.
 fn content(fields: &Map, path: &str, call_ids: &[&str]) -> Result<Vec<Part>, Error> {
-    let blocks = match fields.get("content") {
-        Some(Value::String(text)) => return Ok(vec![text_part(text)]),
-        Some(Value::Array(blocks)) => blocks,
+    match fields.get("content") {
         // An AIMessage with only tool calls may have no content at all.
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(other) => {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(content) => blocks(content, path, call_ids, None),
+    }
+}
+
+/// A `content` string or array of blocks, LangChain's (any block, unknown
+/// ones counted whole) or, with `strict` the message's role, the Responses
+/// API's (its own part types only; media not in a system message).
+pub(crate) fn blocks(
+    content: &Value,
+    path: &str,
+    call_ids: &[&str],
+    strict: Option<&str>,
+) -> Result<Vec<Part>, Error> {
+    let blocks = match content {
+        Value::String(text) => return Ok(vec![text_part(text)]),
+        Value::Array(blocks) => blocks,
+        other => {
             return Err(invalid(format!(
                 "{path}.content must be a string or an array of content blocks, got {}",
                 describe(other)
@@ -285,7 +288,7 @@ fn content(fields: &Map, path: &str, call_ids: &[&str]) -> Result<Vec<Part>, Err
     for (i, block) in blocks.iter().enumerate() {
         let block_path = format!("{path}.content[{i}]");
         let map = match block {
-            Value::String(text) => {
+            Value::String(text) if strict.is_none() => {
                 parts.push(text_part(text));
                 continue;
             }
@@ -297,47 +300,43 @@ fn content(fields: &Map, path: &str, call_ids: &[&str]) -> Result<Vec<Part>, Err
                 )));
             }
         };
-        let kind = match map.get("type") {
-            Some(Value::String(kind)) => kind.as_str(),
-            _ => {
-                return Err(invalid(format!(
-                    "{block_path}.type is missing (a content block is {{ type, ... }})"
-                )));
-            }
-        };
-        match kind {
-            "text" | "input_text" | "output_text" | "text-plain" => {
+        let kind = super::part_type(map, &block_path)?;
+        let media_ok = !matches!(strict, Some("system" | "developer"));
+        match (kind, strict) {
+            ("input_text" | "output_text", _) | ("text" | "text-plain", None) => {
                 parts.push(text_part(string(map, "text", &block_path)?));
             }
-            "reasoning" => {
+            ("refusal", Some(_)) => parts.push(text_part(string(map, "refusal", &block_path)?)),
+            ("input_image" | "input_file" | "input_audio", _) if media_ok => {
+                parts.push(media(map, kind)?);
+            }
+            ("image_url" | "image" | "file" | "audio" | "video", None) => {
+                parts.push(media(map, kind)?);
+            }
+            ("reasoning", None) => {
                 let text = opt_string(map, "reasoning", &block_path)?
                     .or(opt_string(map, "text", &block_path)?)
                     .unwrap_or_default();
                 parts.push(thought_part(text)?);
             }
-            "thinking" => parts.push(thought_part(string(map, "thinking", &block_path)?)?),
-            "image_url" => {
-                let url = match map.get("image_url") {
-                    Some(Value::String(url)) => Some(url.as_str()),
-                    Some(Value::Object(inner)) => inner.get("url").and_then(Value::as_str),
-                    _ => None,
-                };
-                parts.push(match url {
-                    Some(url) => match data_url_mime(url) {
-                        Some(mime) => inline_media(mime)?,
-                        None => file_media("image/unknown", url)?,
-                    },
-                    None => inline_media("image/unknown")?,
-                });
-            }
-            "image" | "file" | "audio" | "video" | "input_audio" => {
-                parts.push(standard_media(map, kind)?);
-            }
-            "tool_use" | "tool_call" | "function_call"
+            ("thinking", None) => parts.push(thought_part(string(map, "thinking", &block_path)?)?),
+            ("tool_use" | "tool_call" | "function_call", None)
                 if block_call_id(map).is_some_and(|id| call_ids.contains(&id)) => {}
             // redacted_thinking, non_standard, server tool blocks, newer
             // blocks: counted whole.
-            _ => parts.push(unknown_part(block)),
+            (_, None) => parts.push(unknown_part(block)),
+            (_, Some(role)) => {
+                return Err(match super::sniff_part(map) {
+                    Some(format) if format != Format::OpenAiResponses => {
+                        mismatch(&block_path, &super::observed_part(map), format)
+                    }
+                    _ => invalid(format!(
+                        "{block_path} has type {kind}, which a {role} message does not hold",
+                        kind = Quoted(kind),
+                        role = Quoted(role)
+                    )),
+                });
+            }
         }
     }
     Ok(parts)
@@ -348,25 +347,45 @@ fn block_call_id(map: &Map) -> Option<&str> {
     map.get("call_id").or(map.get("id")).and_then(Value::as_str)
 }
 
-/// A v1 standard data block (`url`, `data` / `base64`, `fileId` / `file_id`,
-/// with `mimeType` / `mime_type`), or the legacy `source_type` form.
-fn standard_media(map: &Map, kind: &str) -> Result<Part, Error> {
+/// An image, file, audio or video block in any spelling LangChain, the
+/// Responses API or the Agents SDK uses: a URL or a `data:` URL, base64
+/// data, a file id (`image_url`, `url`, `file_data`, `file_url`, `image`,
+/// `file`, `data`, `fileId`, `file_id`; a string or `{ url }` / `{ id }`),
+/// with `mimeType` / `mime_type` / `media_type` when given.
+pub(crate) fn media(map: &Map, kind: &str) -> Result<Part, Error> {
     let mime = ["mimeType", "mime_type", "media_type"]
         .iter()
         .find_map(|k| map.get(k).and_then(Value::as_str))
         .unwrap_or(match kind {
-            "file" => "application/octet-stream",
+            "file" | "input_file" => "application/octet-stream",
             "audio" | "input_audio" => "audio/unknown",
             "video" => "video/unknown",
             _ => "image/unknown",
         });
-    for key in ["url", "fileId", "file_id", "id"] {
-        if let Some(Value::String(reference)) = map.get(key) {
-            return match data_url_mime(reference) {
-                Some(inline) => inline_media(inline),
-                None => file_media(mime, reference),
-            };
-        }
+    for key in [
+        "image_url",
+        "url",
+        "file_data",
+        "file_url",
+        "image",
+        "file",
+        "fileId",
+        "file_id",
+    ] {
+        let reference = match map.get(key) {
+            Some(Value::String(s)) => s.as_str(),
+            Some(Value::Object(inner)) => match inner.get("url").or(inner.get("id")) {
+                Some(Value::String(s)) => s.as_str(),
+                _ => return inline_media(mime),
+            },
+            _ => continue,
+        };
+        return match data_url_mime(reference) {
+            Some(inline) => inline_media(inline),
+            // Base64 data given without a data: URL (Agents SDK file data).
+            None if key == "file_data" => inline_media(mime),
+            None => file_media(mime, reference),
+        };
     }
     inline_media(mime)
 }
@@ -394,10 +413,13 @@ pub(crate) fn write(role: Speaker, text: &str) -> Value {
         Speaker::User => "HumanMessage",
         Speaker::Model => "AIMessage",
     };
-    json!({
-        "lc": 1,
-        "type": "constructor",
-        "id": ["langchain_core", "messages", class],
-        "kwargs": { "content": text, "additional_kwargs": {}, "response_metadata": {} }
-    })
+    super::template(
+        &[
+            r#"{"lc":1,"type":"constructor","id":["langchain_core","messages",""#,
+            class,
+            r#""],"kwargs":{"content":"#,
+        ],
+        text,
+        r#","additional_kwargs":{},"response_metadata":{}}}"#,
+    )
 }

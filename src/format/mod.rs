@@ -506,6 +506,20 @@ impl Pairing {
     }
 }
 
+/// A message written from JSON text pieces around its one string: `head`
+/// (concatenated), `text` as a JSON string, then `tail`. Smaller in the
+/// wasm than building the same value field by field.
+fn template(head: &[&str], text: &str, tail: &str) -> Value {
+    let mut out = String::new();
+    for piece in head {
+        out.push_str(piece);
+    }
+    json::write_str(&mut out, text);
+    out.push_str(tail);
+    // The pieces are this crate's own JSON; the text is written escaped.
+    json::from_str(&out).unwrap_or(Value::Null)
+}
+
 /// The role and text of a message the library writes.
 fn text_message(message: &Content) -> Result<(Speaker, String), Error> {
     let speaker = match message.role.as_str() {

@@ -183,7 +183,7 @@ fn user_content(map: &Map, path: &str) -> Result<Vec<Part>, Error> {
     Ok(parts)
 }
 
-fn assistant(map: &Map, path: &str) -> Result<ReadMessage, Error> {
+pub(crate) fn assistant(map: &Map, path: &str) -> Result<ReadMessage, Error> {
     let mut parts = Vec::new();
     match map.get("content") {
         None | Some(Value::Null) => {}

@@ -21,15 +21,14 @@ use crate::prelude::*;
 
 use crate::json::Quoted;
 
-use crate::json;
 use crate::json::{Map, Value};
 
+use super::langchain::{blocks, media};
 use super::openai::arguments_value;
 use super::{
-    CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, data_url_mime,
-    file_media, foreign_message, inline_media, invalid, join_texts, mismatch, object,
-    observed_part, opt_string, part_type, response_part, sniff_message, sniff_part, string,
-    text_part, thought_part, unknown_part,
+    CallNames, CallRef, Format, Outcome, ReadMessage, Speaker, call_part, foreign_message, invalid,
+    join_texts, mismatch, object, opt_string, part_type, response_part, sniff_message, string,
+    thought_part, unknown_part,
 };
 use crate::content::Part;
 use crate::error::Error;
@@ -172,91 +171,12 @@ fn message_item(map: &Map, path: &str) -> Result<ReadMessage, Error> {
             ));
         }
     };
-    let mut read = ReadMessage::new(core_role, content(map, path, role)?);
+    let content = map
+        .get("content")
+        .ok_or_else(|| invalid(format!("{path}.content is missing")))?;
+    let mut read = ReadMessage::new(core_role, blocks(content, path, &[], Some(role))?);
     read.pinned = pinned;
     Ok(read)
-}
-
-/// A message's `content`: a string or an array of content parts.
-fn content(map: &Map, path: &str, role: &str) -> Result<Vec<Part>, Error> {
-    let items = match map.get("content") {
-        Some(Value::String(text)) => return Ok(vec![text_part(text)]),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(invalid(format!(
-                "{path}.content must be a string or an array of content parts, got {}",
-                describe(other)
-            )));
-        }
-        None => return Err(invalid(format!("{path}.content is missing"))),
-    };
-    let mut parts = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let item_path = format!("{path}.content[{i}]");
-        let part = object(item, &item_path, "a content part { type, ... }")?;
-        let kind = part_type(part, &item_path)?;
-        let text_only = matches!(role, "system" | "developer");
-        parts.push(match kind {
-            "input_text" | "output_text" => text_part(string(part, "text", &item_path)?),
-            "refusal" => text_part(string(part, "refusal", &item_path)?),
-            "input_image" | "input_file" | "input_audio" | "audio" | "image" if !text_only => {
-                media(part, kind, &item_path)?
-            }
-            _ => {
-                return Err(match sniff_part(part) {
-                    Some(format) if format != Format::OpenAiResponses => {
-                        mismatch(&item_path, &observed_part(part), format)
-                    }
-                    _ => invalid(format!(
-                        "{item_path} has type {kind}, which a {role} message does not hold",
-                        kind = Quoted(kind),
-                        role = Quoted(role)
-                    )),
-                });
-            }
-        });
-    }
-    Ok(parts)
-}
-
-/// An image, file or audio part, in the API's or the Agents SDK's spelling.
-fn media(part: &Map, kind: &str, path: &str) -> Result<Part, Error> {
-    let fallback = match kind {
-        "input_file" => "application/octet-stream",
-        "input_audio" | "audio" => "audio/unknown",
-        _ => "image/unknown",
-    };
-    // The API: image_url / file_data / file_url / file_id / input_audio.data;
-    // the Agents SDK: image / file (a string, or { id } / { url }).
-    for key in [
-        "image_url",
-        "file_data",
-        "file_url",
-        "image",
-        "file",
-        "audio",
-    ] {
-        match part.get(key) {
-            Some(Value::String(s)) if s.starts_with("http://") || s.starts_with("https://") => {
-                return file_media(fallback, s);
-            }
-            Some(Value::String(s)) => return inline_media(data_url_mime(s).unwrap_or(fallback)),
-            Some(Value::Object(inner)) => {
-                if let Some(Value::String(url)) = inner.get("url") {
-                    return file_media(fallback, url);
-                }
-                if let Some(Value::String(id)) = inner.get("id") {
-                    return file_media(fallback, id);
-                }
-                return inline_media(fallback);
-            }
-            _ => {}
-        }
-    }
-    if let Some(id) = opt_string(part, "file_id", path)? {
-        return file_media(fallback, id);
-    }
-    inline_media(fallback)
 }
 
 /// A tool output: a string, an Agents SDK `{ type: "text" | "image" |
@@ -271,7 +191,7 @@ fn output(map: &Map, path: &str) -> Result<(Vec<String>, Vec<Part>), Error> {
                 texts.push(string(item, "text", item_path)?.to_string());
             }
             kind @ ("input_image" | "input_file" | "image" | "file") => {
-                nested.push(media(item, kind, item_path)?);
+                nested.push(media(item, kind)?);
             }
             // Newer parts: counted by their JSON.
             _ => texts.push(Value::Object(item.clone()).to_string()),
@@ -329,52 +249,29 @@ fn reasoning(map: &Map, path: &str) -> Result<ReadMessage, Error> {
 /// or the assistant's `output_text` message (with the `status` the Agents
 /// SDK requires of an assistant item).
 pub(crate) fn write(role: Speaker, text: &str) -> Value {
-    match role {
-        Speaker::User => json!({
-            "type": "message",
-            "role": "user",
-            "content": [{ "type": "input_text", "text": text }]
-        }),
-        Speaker::Model => json!({
-            "type": "message",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{ "type": "output_text", "text": text }]
-        }),
-    }
+    let (head, kind) = match role {
+        Speaker::User => (r#"{"type":"message","role":"user","#, "input_text"),
+        Speaker::Model => (
+            r#"{"type":"message","role":"assistant","status":"completed","#,
+            "output_text",
+        ),
+    };
+    super::template(
+        &[head, r#""content":[{"type":""#, kind, r#"","text":"#],
+        text,
+        "}]}",
+    )
 }
 
-/// The item types this reader knows by name, for telling a Responses item
-/// from another format's message.
+/// Whether `kind` is a Responses item type, for telling a Responses item
+/// from another format's message: the message, reasoning and compaction
+/// items, and every tool call and its output (`*_call`, `*_call_output`,
+/// the Agents SDK's `function_call_result`, MCP's items).
 pub(crate) fn is_item_type(kind: &str) -> bool {
     matches!(
         kind,
-        "message"
-            | "function_call"
-            | "function_call_output"
-            | "function_call_result"
-            | "custom_tool_call"
-            | "custom_tool_call_output"
-            | "reasoning"
-            | "compaction"
-            | "item_reference"
-            | "hosted_tool_call"
-            | "computer_call"
-            | "computer_call_output"
-            | "computer_call_result"
-            | "web_search_call"
-            | "file_search_call"
-            | "image_generation_call"
-            | "code_interpreter_call"
-            | "local_shell_call"
-            | "local_shell_call_output"
-            | "shell_call"
-            | "shell_call_output"
-            | "apply_patch_call"
-            | "apply_patch_call_output"
-            | "mcp_call"
-            | "mcp_list_tools"
-            | "mcp_approval_request"
-            | "mcp_approval_response"
-    )
+        "message" | "reasoning" | "compaction" | "item_reference" | "function_call_result"
+    ) || kind.ends_with("_call")
+        || kind.ends_with("_call_output")
+        || kind.starts_with("mcp_")
 }
