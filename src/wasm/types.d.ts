@@ -58,7 +58,7 @@ export type Estimator = "reference" | "calibrated" | "conservative";
 export type TokenizerFamily = "universal" | "o200k" | "cl100k" | "claude" | "qwen";
 
 /** The message shape a history is in (default `"gemini"`). */
-export type MessageFormat = "gemini" | "openai" | "anthropic" | "ai-sdk";
+export type MessageFormat = "gemini" | "openai" | "anthropic" | "ai-sdk" | "langchain" | "openai-responses";
 
 /** What `modelLimits` returns. */
 export interface ModelLimits {
@@ -76,7 +76,13 @@ export interface ModelLimits {
 
 /** Options for token estimation. */
 export interface EstimateOptions {
-  /** The messages' shape: `"gemini"` (default), `"openai"`, `"anthropic"` or `"ai-sdk"`. */
+  /**
+   * The messages' shape: `"gemini"` (default), `"openai"`, `"anthropic"`, `"ai-sdk"`,
+   * `"langchain"` (LangChain message instances or their JSON; the library's own
+   * messages come back as LangChain's serialised form, `{ lc, type, id, kwargs }`,
+   * which LangChain's message reducers revive) or `"openai-responses"` (Responses
+   * API input items, and the Agents SDK's).
+   */
   format?: MessageFormat;
   /** Tokens per image or document (default 1 600). */
   imageTokenEstimate?: number;
@@ -161,7 +167,13 @@ export interface ChatCompactorOptions {
   window?: number;
   /** A model id (`"gpt-4o"`, `"claude-sonnet-4-5"`, …): sets `window` and `maxOutputTokens` from the library's table (`modelLimits`); explicit values win. */
   model?: string;
-  /** The messages' shape: `"gemini"` (default), `"openai"`, `"anthropic"` or `"ai-sdk"`. */
+  /**
+   * The messages' shape: `"gemini"` (default), `"openai"`, `"anthropic"`, `"ai-sdk"`,
+   * `"langchain"` (LangChain message instances or their JSON; the library's own
+   * messages come back as LangChain's serialised form, `{ lc, type, id, kwargs }`,
+   * which LangChain's message reducers revive) or `"openai-responses"` (Responses
+   * API input items, and the Agents SDK's).
+   */
   format?: MessageFormat;
   /** Non-forced failures in a row so far (default 0; the breaker opens at 3). */
   consecutiveFailures?: number;

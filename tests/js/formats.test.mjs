@@ -1,5 +1,6 @@
 // Histories in the providers' own shapes through the built package
-// (the message formats, docs/api.md): OpenAI, Anthropic and AI SDK messages in, the same shape out,
+// (the message formats, docs/api.md): OpenAI, Anthropic, AI SDK, LangChain
+// and Responses API messages in, the same shape out,
 // system messages pinned first, tool results never kept without their call;
 // a shape that does not match the format is an error, never 0 tokens; the
 // model table; the reference's status names; the SDKs' usage objects.
@@ -59,6 +60,31 @@ function aiSdkHistory(turns) {
   return h;
 }
 
+/** LangChain messages in the plain form LangChain coerces (tests/langchain/ passes real instances). */
+function langchainHistory(turns) {
+  const h = [{ type: "system", content: "You are a careful coding agent." }];
+  for (let i = 0; i < turns; i++) {
+    h.push({ type: "human", content: `Step ${i}: refactor src/mod${i}.rs. ${pad(1_500, "u")}` });
+    h.push({ type: "ai", content: "", tool_calls: [{ id: `lc_${i}`, name: "read_file", args: { path: `src/mod${i}.rs` }, type: "tool_call" }] });
+    h.push({ type: "tool", tool_call_id: `lc_${i}`, name: "read_file", content: `fn f${i}() {}\n`.repeat(300) });
+    h.push({ type: "ai", content: `Done with step ${i}. ${pad(1_000, "m")}`, tool_calls: [] });
+  }
+  return h;
+}
+
+/** Responses API input items: a reasoning item, the call, its output, the answer. */
+function responsesHistory(turns) {
+  const h = [{ role: "developer", content: "You are a careful coding agent." }];
+  for (let i = 0; i < turns; i++) {
+    h.push({ role: "user", content: `Step ${i}: refactor src/mod${i}.rs. ${pad(1_500, "u")}` });
+    h.push({ type: "reasoning", id: `rs_${i}`, summary: [], encrypted_content: "gAAAAB" });
+    h.push({ type: "function_call", id: `fc_${i}`, call_id: `call_${i}`, name: "read_file", arguments: JSON.stringify({ path: `src/mod${i}.rs` }) });
+    h.push({ type: "function_call_output", call_id: `call_${i}`, output: `fn f${i}() {}\n`.repeat(300) });
+    h.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: `Done with step ${i}. ${pad(1_000, "m")}` }] });
+  }
+  return h;
+}
+
 /** The call ids a message makes and the ones it answers, per format. */
 const ids = {
   openai: (m) => ({ calls: (m.tool_calls ?? []).map((c) => c.id), answers: m.role === "tool" ? [m.tool_call_id] : [] }),
@@ -69,6 +95,14 @@ const ids = {
   "ai-sdk": (m) => ({
     calls: Array.isArray(m.content) ? m.content.filter((p) => p.type === "tool-call").map((p) => p.toolCallId) : [],
     answers: Array.isArray(m.content) ? m.content.filter((p) => p.type === "tool-result").map((p) => p.toolCallId) : [],
+  }),
+  langchain: (m) => {
+    const f = m.lc === 1 ? m.kwargs : m;
+    return { calls: (f.tool_calls ?? []).map((c) => c.id), answers: f.tool_call_id ? [f.tool_call_id] : [] };
+  },
+  "openai-responses": (m) => ({
+    calls: m.type === "function_call" ? [m.call_id] : [],
+    answers: m.type === "function_call_output" ? [m.call_id] : [],
   }),
 };
 
@@ -87,7 +121,13 @@ function assertValid(format, history) {
   }
 }
 
-const FORMATS = { openai: openaiHistory, anthropic: anthropicHistory, "ai-sdk": aiSdkHistory };
+const FORMATS = {
+  openai: openaiHistory,
+  anthropic: anthropicHistory,
+  "ai-sdk": aiSdkHistory,
+  langchain: langchainHistory,
+  "openai-responses": responsesHistory,
+};
 
 for (const [format, make] of Object.entries(FORMATS)) {
   test(`${format}: a long tool session compacts twice in its own shape, system first, no orphan result`, async () => {
@@ -131,7 +171,7 @@ test("a history in another format is INVALID_CONTENT naming the message and the 
 
 test("the same conversation estimates within 2% in every format", () => {
   const counts = Object.entries(FORMATS).map(([format, make]) => {
-    const h = make(6).filter((m) => m.role !== "system");
+    const h = make(6).filter((m) => m.role !== "system" && m.role !== "developer" && m.type !== "system");
     return estimateContentTokens(h, { format, estimator: "calibrated", tokenizer: "o200k" });
   });
   const [lo, hi] = [Math.min(...counts), Math.max(...counts)];

@@ -118,3 +118,17 @@ export interface AiSdkSummarizerOptions<MODEL> {
 
 /** A summarizer over the AI SDK's `generateText` with any provider's model. */
 export function aiSdkSummarizer<MODEL>(generateText: GenerateTextLike<MODEL>, options: AiSdkSummarizerOptions<MODEL>): Summarize;
+
+/** The part of a LangChain chat model (`ChatOpenAI`, `ChatAnthropic`, any `BaseChatModel`) the summarizer calls. */
+export interface LangChainChatModelLike {
+  invoke(input: { role: "system" | "user" | "assistant"; content: string }[], options?: SignalOption): PromiseLike<unknown>;
+  /** The instance's output cap (LangChain's chat models read it from the instance, not per call). */
+  maxTokens?: number;
+}
+
+/**
+ * A summarizer over a LangChain chat model: the cap is set on a copy of the model made from its own
+ * constructor arguments (`lc_kwargs`, once per cap); the stop reason is the answer's
+ * `response_metadata.finish_reason` or `stop_reason`, the usage its `usage_metadata`.
+ */
+export function langchainSummarizer(model: LangChainChatModelLike, options?: { maxOutputTokens?: number }): Summarize;

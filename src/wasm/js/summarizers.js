@@ -195,3 +195,72 @@ export function aiSdkSummarizer(generateText, options) {
     return { text: result.text ?? "", finishReason: result.finishReason ?? null, usage: result.usage ?? null };
   };
 }
+
+/** The text of a LangChain message's `content` (a string or blocks; thinking left out). */
+function langchainText(message) {
+  const content = message?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((b) => (typeof b === "string" ? b : b && b.type === "text" && typeof b.text === "string" ? b.text : ""))
+    .join("");
+}
+
+/**
+ * A LangChain chat model with its output capped at `cap`. Chat models read
+ * their cap from the instance (`ChatOpenAI`, `ChatAnthropic`: `maxTokens`),
+ * not from the call, so a copy is made from the model's own constructor
+ * arguments (`lc_kwargs`) with `maxTokens` set, once per cap. A model whose
+ * own cap is already lower, or that cannot be copied so, is used as it is.
+ */
+function cappedModel(model, cap, copies) {
+  const own = model.maxTokens;
+  if (typeof own === "number" && own > 0 && own <= cap) return model;
+  if (copies.has(cap)) return copies.get(cap);
+  let capped = model;
+  try {
+    const Model = model.constructor;
+    const fields = model.lc_kwargs;
+    if (typeof Model === "function" && fields !== null && typeof fields === "object") {
+      capped = new Model({ ...fields, maxTokens: cap });
+      if (capped.maxTokens !== cap || typeof capped.invoke !== "function") capped = model;
+    }
+  } catch {
+    capped = model;
+  }
+  copies.set(cap, capped);
+  return capped;
+}
+
+/**
+ * A summarizer over a LangChain chat model (`ChatOpenAI`, `ChatAnthropic`,
+ * any `BaseChatModel`): the request as text turns through `model.invoke`,
+ * the cap set on a copy of the model (chat models take it from the instance,
+ * not per call), the run's abort signal passed. The stop reason is the
+ * answer's `response_metadata.finish_reason` (OpenAI) or `stop_reason`
+ * (Anthropic), the usage its `usage_metadata`.
+ */
+export function langchainSummarizer(model, options = {}) {
+  if (model === null || typeof model !== "object" || typeof model.invoke !== "function") {
+    throw new TypeError(`langchainSummarizer: the first argument must be a LangChain chat model (with invoke), got ${model === null ? "null" : typeof model}`);
+  }
+  const own = options?.maxOutputTokens;
+  if (own !== undefined && own !== null && !(typeof own === "number" && Number.isFinite(own) && own >= 1)) {
+    throw new TypeError(`langchainSummarizer: options.maxOutputTokens must be a number ≥ 1, got ${String(own)}`);
+  }
+  const copies = new Map();
+  return async (request, context) => {
+    const cap = outputCap(request, options ?? {});
+    const messages = [
+      { role: "system", content: request.systemInstruction },
+      ...renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text })),
+    ];
+    const answer = await cappedModel(model, cap, copies).invoke(messages, { signal: context?.signal });
+    const meta = answer?.response_metadata ?? {};
+    return {
+      text: langchainText(answer),
+      finishReason: meta.finish_reason ?? meta.stop_reason ?? null,
+      usage: answer?.usage_metadata ?? null,
+    };
+  };
+}
