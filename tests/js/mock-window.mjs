@@ -154,14 +154,17 @@ function validateResponses(body) {
   }
 }
 
-/** A summary request: the library's system prompt, and no tools. */
+/** A summary request: the library's system prompt (or LangChain summarizationMiddleware's prompt), and no tools. */
 function isSummary(api, body) {
   if (Array.isArray(body.tools) && body.tools.length) return false;
   const system =
     api === "chat"
       ? body.messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => (isText(m.content) ? m.content : JSON.stringify(m.content))).join("\n")
       : [body.instructions, ...(Array.isArray(body.input) ? body.input.filter((m) => m.role === "system" || m.role === "developer").map((m) => JSON.stringify(m.content)) : [])].join("\n");
-  return /summar/i.test(system);
+  if (/summar/i.test(system)) return true;
+  // LangChain's summarizationMiddleware sends its prompt as the user's message.
+  const first = api === "chat" ? body.messages.find((m) => m.role === "user") : Array.isArray(body.input) ? body.input.find((m) => m.role === "user") : { content: body.input };
+  return isText(first?.content) && first.content.startsWith("<role>\nContext Extraction Assistant");
 }
 
 /** The default script: call `read_file` once after a user message when tools are declared, else answer in text. */

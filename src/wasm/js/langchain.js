@@ -47,31 +47,47 @@ function fields(message) {
   return message && message.lc === 1 && message.kwargs ? message.kwargs : message;
 }
 
-/** The window: the option, the model's profile (`maxInputTokens`), or the library's table by the model's name. */
-function windowOf(options) {
-  if (typeof options.window === "number") return { window: options.window };
-  const model = options.model;
-  if (typeof model === "string") return { model };
-  if (model && typeof model === "object") {
+/** The tokenizer family the library imitates for a model id (`o200k` for OpenAI's, `claude`, `qwen`), or undefined. */
+export function tokenizerFor(name) {
+  if (typeof name !== "string") return undefined;
+  const id = name.toLowerCase().replace(/^[a-z-]+[:/]/, "");
+  if (/^(gpt-4o|gpt-4\.1|gpt-5|o[1-9]|chatgpt|gpt-oss)/.test(id)) return "o200k";
+  if (/^(gpt-4|gpt-3\.5)/.test(id)) return "cl100k";
+  if (/^claude/.test(id)) return "claude";
+  if (/qwen/.test(id)) return "qwen";
+  return undefined;
+}
+
+/**
+ * The compactor's limits: `window` when given; the model's profile
+ * (`maxInputTokens`, `maxOutputTokens`) or the library's table by its name;
+ * the tokenizer family its name implies.
+ */
+function limitsOf(model, window) {
+  const limits = {};
+  let name;
+  if (typeof model === "string") name = model;
+  else if (model && typeof model === "object") {
+    name = typeof model.model === "string" ? model.model : typeof model.modelName === "string" ? model.modelName : undefined;
     let profile;
     try {
       profile = model.profile;
     } catch {
       profile = undefined;
     }
-    const limits = {};
     if (profile && typeof profile.maxInputTokens === "number") limits.window = profile.maxInputTokens;
     if (profile && typeof profile.maxOutputTokens === "number") limits.maxOutputTokens = profile.maxOutputTokens;
-    const name = typeof model.model === "string" ? model.model : model.modelName;
-    if (limits.window === undefined && typeof name === "string") {
-      const known = modelLimits(name);
-      if (known.known) return { model: name };
-    }
-    if (limits.window !== undefined) return limits;
   }
-  throw new TypeError(
-    "compactionMiddleware: options.window (the model's context window, in tokens) or options.model (a chat model with a profile, or a model id the library knows) is required",
-  );
+  if (name !== undefined && limits.window === undefined && modelLimits(name).known) limits.model = name;
+  if (typeof window === "number") limits.window = window;
+  if (limits.window === undefined && limits.model === undefined) {
+    throw new TypeError(
+      "compactionMiddleware: options.window (the model's context window, in tokens) or options.model (a chat model with a profile, or a model id the library knows) is required",
+    );
+  }
+  const tokenizer = tokenizerFor(name);
+  if (tokenizer) limits.tokenizer = tokenizer;
+  return limits;
 }
 
 /** The `summarize` callback: a LangChain chat model, or the host's own function. */
@@ -97,11 +113,11 @@ export function compactionMiddleware(options) {
   }
   const { summarizer, model, window, summaryMaxOutputTokens, onCompaction, name, ...compactorOptions } = options;
   const summarize = summarizerOf(summarizer, summaryMaxOutputTokens);
-  const limits = windowOf({ model, window });
+  const limits = limitsOf(model, window);
   if (onCompaction !== undefined && typeof onCompaction !== "function") {
     throw new TypeError("compactionMiddleware: options.onCompaction must be a function");
   }
-  const chatOptions = { ...compactorOptions, ...limits, format: "langchain" };
+  const chatOptions = { ...limits, ...compactorOptions, format: "langchain" };
   // Checked now, so a bad option fails at createAgent, not at the first call.
   new ChatCompactor(chatOptions).free();
   /** key → { chat, reported: Set of AIMessage ids whose usage was reported } */
