@@ -35,7 +35,9 @@ before(async () => {
   mkdirSync(path.join(modules, "@google"));
   mkdirSync(path.join(modules, "@ai-sdk"));
   symlinkSync(path.join(root, "pkg"), path.join(modules, "compaction-core"), "dir");
-  for (const name of SDKS) symlinkSync(path.join(root, "tests/node_modules", name), path.join(modules, name), "dir");
+  // The SDKs of tests/node_modules, or the current majors' (tests/sdk-current/hooks.mjs sets this).
+  const sdks = process.env.COMPACTION_SDK_MODULES ?? path.join(root, "tests/node_modules");
+  for (const name of SDKS) symlinkSync(path.join(sdks, name), path.join(modules, name), "dir");
   // Strict, as a TypeScript host would compile them; the SDKs' own .d.ts are not ours to check.
   writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
     compilerOptions: {
