@@ -234,7 +234,7 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
       if (req.method === "POST" && url.pathname === "/openai/v1/chat/completions") provider = "openai";
       else if (req.method === "POST" && url.pathname === "/anthropic/v1/messages") provider = "anthropic";
       else {
-        const m = /^\/gemini\/v1beta\/models\/([^/:]+):generateContent$/.exec(url.pathname);
+        const m = /^\/gemini\/v1(?:beta)?\/models\/([^/:]+):generateContent$/.exec(url.pathname); // v1beta, or v1 (@google/genai 3)
         if (req.method === "POST" && m) [provider, model] = ["gemini", decodeURIComponent(m[1])];
       }
       const send = (status, value) => {

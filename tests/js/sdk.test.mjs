@@ -133,7 +133,8 @@ const providers = {
         async step(messages) {
           // The AI SDK runs the tool loop itself: one call, every step's messages back.
           const r = await generateText({ model, messages, tools, stopWhen: stepCountIs(5), maxOutputTokens: 1024, maxRetries: 0, allowSystemInMessages: true });
-          return { added: r.response.messages, usage: r.usage, more: false };
+          // ai 7: responseMessages (response.messages holds the last step's only); ai 6: response.messages.
+          return { added: r.responseMessages ?? r.response.messages, usage: r.usage, more: false };
         },
       };
     },
@@ -246,7 +247,8 @@ for (const [name, p] of Object.entries(providers)) {
       const controller = new AbortController();
       const arrived = mock.slowRequestArrived();
       const run = chat.compact(history, summarize, { signal: controller.signal });
-      await arrived;
+      // The summary request reaches the mock, or the run ends without it (a failure, not a hang).
+      await Promise.race([arrived, run.then((r) => assert.fail(`the run ended before its summary request arrived: ${r.statusName} ${r.cause?.message ?? ""}`))]);
       controller.abort();
       const result = await run;
       assert.equal(result.status, CompressionStatus.ABORTED, `${result.statusName} ${result.cause?.message ?? ""}`);
