@@ -152,6 +152,16 @@ fn messages(text: &str, name: &str, format: Format) -> Result<History, Error> {
     format.read(value, name)
 }
 
+/// What a model call sends after what the last usage covered: one message,
+/// or an array of them (every tool result of a step).
+fn pending_messages(text: &str, name: &str, format: Format) -> Result<Vec<Content>, Error> {
+    let value = parse_json(text, name, ErrorCode::InvalidContent)?;
+    match value {
+        Value::Array(_) => Ok(format.read(value, name)?.contents),
+        value => Ok(vec![format.read_message(value, name)?.0]),
+    }
+}
+
 fn message(text: &str, name: &str, format: Format) -> Result<Content, Error> {
     let value = parse_json(text, name, ErrorCode::InvalidContent)?;
     Ok(format.read_message(value, name)?.0)
@@ -692,6 +702,29 @@ impl Chats {
         }))
     }
 
+    /// Declares the fixed part of every prompt besides the messages
+    /// (`overheadTokens`): `tokens`, or when `text` is not empty (the
+    /// call's system prompt and tool schemas, as the JS layer writes them)
+    /// its estimate with the chat's estimator; NaN and `""` declare none.
+    /// Returns the tokens declared (or `null`).
+    pub fn set_overhead(&mut self, handle: u32, tokens: f64, text: &str) -> String {
+        envelope((|| {
+            let chat = self.chat_mut(handle)?;
+            let declared = if !text.is_empty() {
+                Some(estimate::estimate_text_tokens(
+                    text,
+                    &chat.options().estimate,
+                ))
+            } else if tokens.is_nan() {
+                None
+            } else {
+                Some(COUNT.check("overhead", tokens)? as u64)
+            };
+            chat.set_overhead_tokens(declared);
+            Ok(declared.map_or(Value::Null, Value::from))
+        })())
+    }
+
     /// Takes the prompt size from a response's usage (a `UsageUpdate`).
     pub fn report_usage(&mut self, handle: u32, usage: &str) -> String {
         envelope((|| {
@@ -713,8 +746,8 @@ impl Chats {
     pub fn needs_history(&self, handle: u32, user_message: &str) -> String {
         envelope((|| {
             let chat = self.chat(handle)?;
-            let user_message = message(user_message, "userMessage", chat.options().format)?;
-            Ok(chat.needs_history(&user_message))
+            let pending = pending_messages(user_message, "userMessage", chat.options().format)?;
+            Ok(chat.needs_history_pending(&pending))
         })())
     }
 
@@ -724,12 +757,16 @@ impl Chats {
     /// [`Step::NeedHistory`] and the caller sends it again with the history (the
     /// JS layer's ordinary turn is then one call that reads only the new
     /// message).
+    ///
+    /// `user_message` is everything the call sends after what the last
+    /// usage covered: one message, or an array of them (a user message, or
+    /// every tool result of a step), each counted.
     pub fn before_send(&mut self, handle: u32, history: &str, user_message: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
             let format = chat.options().format;
-            let user_message = message(user_message, "userMessage", format)?;
-            let needed = chat.needs_history(&user_message);
+            let pending = pending_messages(user_message, "userMessage", format)?;
+            let needed = chat.needs_history_pending(&pending);
             if history.is_empty() && needed {
                 return Ok(Step::NeedHistory);
             }
@@ -741,7 +778,7 @@ impl Chats {
             } else {
                 History::default()
             };
-            let decision = chat.poll_before_send_history(&read, &user_message)?;
+            let decision = chat.poll_before_send_pending(&read, &pending)?;
             let history = if history.is_empty() { "[]" } else { history };
             self.step(handle, decision, history, &read)
         })())

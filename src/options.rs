@@ -79,6 +79,13 @@ pub struct FitOptions {
     /// older than the kept tail with a one-line marker; when that alone
     /// brings the prompt below `warn`, no summary call is made.
     pub clear_tool_outputs: bool,
+    /// `overheadTokens`: what the provider counts in every prompt besides
+    /// the messages (system prompt, tool schemas), which the host knows.
+    /// The usage-gap model (see [`crate::engine`]'s `gap`) takes it as
+    /// the fixed part of the gap between the provider's count and the
+    /// estimate of the history; the rest scales with the history. `None`:
+    /// none declared, the whole gap scales.
+    pub overhead_tokens: Option<u64>,
 }
 
 impl FitOptions {
@@ -94,10 +101,16 @@ impl FitOptions {
         if self.clear_tool_outputs {
             o.field("clearToolOutputs", &true);
         }
+        o.optional(
+            "overheadTokens",
+            self.overhead_tokens
+                .as_ref()
+                .map(|n| n as &dyn crate::json::WriteJson),
+        );
     }
 
     /// The option names read for it.
-    pub const FIELDS: [&'static str; 2] = ["maxOutputTokens", "clearToolOutputs"];
+    pub const FIELDS: [&'static str; 3] = ["maxOutputTokens", "clearToolOutputs", "overheadTokens"];
 
     /// Reads the two fields of a larger object.
     fn read_fields(fields: &Fields<'_>) -> Result<FitOptions, Error> {
@@ -106,6 +119,7 @@ impl FitOptions {
                 .rule("maxOutputTokens", &MAX_OUTPUT_TOKENS)?
                 .map(|n| n as u64),
             clear_tool_outputs: fields.boolean("clearToolOutputs")?.unwrap_or(false),
+            overhead_tokens: fields.count("overheadTokens")?,
         })
     }
 
@@ -133,7 +147,7 @@ impl Default for CompactionOptions {
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 11] = [
+    pub const FIELDS: [&'static str; 12] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -144,6 +158,7 @@ impl CompactionOptions {
         "ledger",
         FitOptions::FIELDS[0],
         FitOptions::FIELDS[1],
+        FitOptions::FIELDS[2],
         "format",
     ];
 

@@ -572,7 +572,10 @@ fn the_words_budget_is_respected_and_huge_user_messages_do_not_inflate() {
 /// see (system prompt, tools), so the new prompt's size can be set to land
 /// anywhere near `auto`.
 fn near_auto(ledger: Value, hidden: u64) -> (Compactor, Vec<Content>, CompactionOutcome) {
-    let mut chat = chat(json!({ "ledger": ledger }));
+    // The hidden tokens are what the host sends besides the messages (a
+    // system prompt, tool schemas), declared as such: the usage-gap model
+    // keeps them whole in every later prompt.
+    let mut chat = chat(json!({ "ledger": ledger, "overheadTokens": hidden }));
     let (history, _) = refactoring_session(&chat.options().estimate);
     let visible = estimate_content_tokens(&history, &chat.options().estimate);
     chat.handle_usage(&json!({ "totalTokenCount": visible + hidden }));

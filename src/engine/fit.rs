@@ -45,6 +45,7 @@ use crate::summary_request::{
     request_tokens, summary_message, system_instruction, without_media,
 };
 
+use super::gap::Gap;
 use super::outcome::{NoopReason, Trigger};
 
 /// What a run is planned from.
@@ -94,6 +95,8 @@ pub(super) struct Prepared {
     pub summarized_estimate: f64,
     pub tail_estimate: f64,
     pub request_overhead: f64,
+    /// The usage-gap model the run was planned with.
+    pub gap: Gap,
     pub state: FitState,
 }
 
@@ -252,15 +255,18 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     let body = &history[..body_len];
     let sizes: Vec<f64> = history.iter().map(|m| message_tokens(m, options)).collect();
     let history_estimate: f64 = sizes.iter().sum();
+    let declared = input.options.fit.overhead_tokens;
     let history_tokens = if input.last_prompt_token_count > 0 {
         input.last_prompt_token_count
     } else {
-        (history_estimate.ceil() as u64).min(MAX_COUNT)
+        ((history_estimate + declared.map_or(0.0, |n| n as f64)).ceil() as u64).min(MAX_COUNT)
     };
-    // What the provider counts and the estimator does not see (system
-    // prompt, tool declarations, the estimator's own error); bounded by the
-    // window, so that a bogus usage count cannot make every tail empty.
-    let unseen = super::clamp(history_tokens as f64 - history_estimate, 0.0, input.window);
+    // What the provider counts and the estimator does not see: the fixed
+    // part the host declared (system prompt, tool schemas), and the
+    // estimator's error, which scales with the history (see `gap`): the
+    // tail yields for what it will really cost, not for a gap that the
+    // compaction removes with the history.
+    let gap = Gap::new(input.last_prompt_token_count, history_estimate, declared);
     let framing = message_tokens(&summary_message(""), options)
         + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
         + message_tokens(&Content::text("user", BRIDGE), options);
@@ -298,7 +304,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // of `auto` (a small window would otherwise keep no tail at all; the
     // no-loop check still judges the real summary).
     let reserve = (cap_fit as f64).min(thresholds.auto / 4.0);
-    let tail_budget = (limit - 1.0 - unseen - framing - reserve - pending).max(0.0);
+    let tail_budget = (gap.room_for(limit - 1.0 - reserve) - framing - pending).max(0.0);
 
     // The tail yields: the earliest clean boundary from the spec's split
     // whose tail fits, else the last one.
@@ -410,7 +416,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     if nothing_to_summarize || cleared.is_some() {
         let head_copies: Vec<Content> = cleared.clone().unwrap_or_else(|| head.to_vec());
         let head_estimate: f64 = head_copies.iter().map(|m| message_tokens(m, options)).sum();
-        let new_estimate = unseen + head_estimate + kept_estimate;
+        let new_estimate = gap.predict(head_estimate + kept_estimate);
         let enough = new_estimate + pending < thresholds.warn
             || (nothing_to_summarize && new_estimate + pending < limit);
         if enough && (!tail_copies.is_empty() || cleared.is_some()) && kept_from > 0 {
@@ -436,7 +442,12 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     }
 
     // The request fits the model.
-    let scale = provider_scale(input.last_prompt_token_count, history_estimate);
+    // Provider tokens per estimated token of the messages, the declared
+    // fixed part left out.
+    let scale = provider_scale(
+        (input.last_prompt_token_count as f64 - gap.fixed).max(0.0) as u64,
+        history_estimate,
+    );
     let system = system_instruction(&input.options.prompt, input.focus);
     let overhead = fixed_overhead(&system, options);
     let window = input.window;
@@ -473,6 +484,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             summarized_estimate,
             tail_estimate: kept_estimate,
             request_overhead,
+            gap,
             state,
         }))
     };

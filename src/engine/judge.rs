@@ -104,6 +104,9 @@ pub(super) struct Basis {
     pub tail_estimate: f64,
     /// The estimator's count of the request minus the summarized messages.
     pub request_overhead: f64,
+    /// The usage-gap model the run was planned with: the new size is
+    /// predicted with it when the answer carries no usage.
+    pub gap: super::gap::Gap,
     /// The request's output cap.
     pub max_output_tokens: u64,
     /// Whether the kept tail starts with a model message (then the head
@@ -210,8 +213,15 @@ pub(super) fn judge(
         // model's text; without it both are estimated. What the estimator
         // cannot see (system prompt, tool declarations) stays in the old
         // count; the kept messages are never counted below their estimate.
-        let removed =
-            (basis.history_estimate - basis.summarized_estimate - basis.tail_estimate).max(0.0);
+        //
+        // Estimator counts become provider tokens through the usage-gap
+        // model (`gap`): the fixed part the host declared stays whole, and
+        // the rest of what the provider counted beyond the estimate scales
+        // with the messages, so it leaves with the ones replaced. Without
+        // usage the result is `fixed + ratio × (head + kept)`.
+        let ratio = basis.gap.ratio;
+        let removed = ratio
+            * (basis.history_estimate - basis.summarized_estimate - basis.tail_estimate).max(0.0);
         let measured = match (usage.input_tokens, usage.answer_tokens()) {
             (Some(input), Some(output)) if input > 0 && output > 0 => {
                 let summarized = super::clamp(input as f64 - basis.request_overhead, 0.0, original);
@@ -226,8 +236,8 @@ pub(super) fn judge(
         };
         let estimated = measured.is_none();
         let (summarized, head_tokens) =
-            measured.unwrap_or((basis.summarized_estimate, head_estimate));
-        let kept = (original - summarized - removed).max(basis.tail_estimate);
+            measured.unwrap_or((ratio * basis.summarized_estimate, ratio * head_estimate));
+        let kept = (original - summarized - removed).max(basis.gap.predict(basis.tail_estimate));
         let new_tokens = kept + head_tokens;
         let new_tokens = (new_tokens.ceil().max(0.0) as u64).min(MAX_COUNT);
         (head, new_tokens, estimated)

@@ -10,6 +10,7 @@
 use crate::prelude::*;
 
 mod fit;
+mod gap;
 pub mod judge;
 pub mod outcome;
 pub mod saved_state;
@@ -25,7 +26,7 @@ use crate::format::{History, MessageFacts, facts_of};
 use crate::ladder::{MAX_CONSECUTIVE_FAILURES, Thresholds, Tier, compute_thresholds, current_tier};
 use crate::ledger::Ledger;
 use crate::options::{CompactionOptions, CompactorConfig};
-use crate::read::{CHAT_WINDOW, MAX_OUTPUT_TOKENS};
+use crate::read::{CHAT_WINDOW, MAX_COUNT, MAX_OUTPUT_TOKENS};
 use crate::retention::split_point_with;
 use crate::summary_request::SummaryRequest;
 use crate::usage::{ParsedUsage, Usage, UsageUpdate, add_counts};
@@ -289,6 +290,13 @@ impl Compactor {
         Ok(())
     }
 
+    /// Declares what the provider counts in every prompt besides the
+    /// messages (`overheadTokens`: system prompt, tool schemas), the fixed
+    /// part of the usage-gap model; `None` declares none.
+    pub fn set_overhead_tokens(&mut self, tokens: Option<u64>) {
+        self.options.fit.overhead_tokens = tokens.map(|n| n.min(MAX_COUNT));
+    }
+
     /// Takes the prompt size from a response's usage, in any provider's
     /// spelling (see [`crate::usage`]). Counts that are missing, negative or
     /// not numbers are ignored; when no usable count remains the previous
@@ -332,7 +340,7 @@ impl Compactor {
         history: &[Content],
         user_message: &Content,
     ) -> Result<SendDecision, Error> {
-        self.poll_before_send_with(history, None, user_message)
+        self.poll_before_send_with(history, None, core::slice::from_ref(user_message))
     }
 
     /// [`Compactor::poll_before_send`] for a history read from any format
@@ -346,22 +354,59 @@ impl Compactor {
         history: &History,
         user_message: &Content,
     ) -> Result<SendDecision, Error> {
-        self.poll_before_send_with(&history.contents, Some(&history.facts), user_message)
+        self.poll_before_send_with(
+            &history.contents,
+            Some(&history.facts),
+            core::slice::from_ref(user_message),
+        )
+    }
+
+    /// [`Compactor::poll_before_send_history`] for a model call that sends
+    /// several messages after what the last usage covered: `pending` is
+    /// all of them (a user message, or every tool result of a step: with
+    /// parallel calls OpenAI has one message per result), in order. Each is
+    /// counted in the estimate and in the room the run leaves; the history
+    /// is everything before them.
+    pub fn poll_before_send_pending(
+        &mut self,
+        history: &History,
+        pending: &[Content],
+    ) -> Result<SendDecision, Error> {
+        self.poll_before_send_with(&history.contents, Some(&history.facts), pending)
+    }
+
+    /// The estimated prompt: the last usage and the pending messages, or,
+    /// without usage, the declared overhead, the history and the pending
+    /// messages. With one pending message and no overhead declared, this is
+    /// [`estimate_prompt_tokens`] (SPEC §2).
+    fn estimate_prompt(&self, history: &[Content], pending: &[Content]) -> u64 {
+        let options = &self.options.estimate;
+        match (pending, self.options.fit.overhead_tokens) {
+            ([one], None) => {
+                estimate_prompt_tokens(history, one, self.last_prompt_token_count, options)
+            }
+            _ if self.last_prompt_token_count > 0 => self
+                .last_prompt_token_count
+                .saturating_add(estimate_content_tokens(pending, options)),
+            (_, declared) => {
+                let total: f64 = history
+                    .iter()
+                    .chain(pending)
+                    .map(|c| message_tokens(c, options))
+                    .sum();
+                ((total + declared.map_or(0.0, |n| n as f64)).ceil() as u64).min(MAX_COUNT)
+            }
+        }
     }
 
     fn poll_before_send_with(
         &mut self,
         history: &[Content],
         facts: Option<&[MessageFacts]>,
-        user_message: &Content,
+        user_message: &[Content],
     ) -> Result<SendDecision, Error> {
         self.ensure_idle()?;
-        let estimate = estimate_prompt_tokens(
-            history,
-            user_message,
-            self.last_prompt_token_count,
-            &self.options.estimate,
-        );
+        let estimate = self.estimate_prompt(history, user_message);
         let tokens = estimate as f64;
         let tier = current_tier(tokens, &self.thresholds);
         let proceed = |reason| SendDecision::Proceed {
@@ -372,7 +417,7 @@ impl Compactor {
         match self.gate(tokens) {
             Err(reason) => Ok(proceed(reason)),
             Ok(Trigger::Hard) => {
-                let pending = message_tokens(user_message, &self.options.estimate);
+                let pending = self.pending_tokens(user_message);
                 let decision =
                     self.prepare(history, facts, estimate, tier, Trigger::Hard, None, pending);
                 // A forced run resets the breaker; a message no run can fit
@@ -389,7 +434,7 @@ impl Compactor {
                 Ok(decision)
             }
             Ok(trigger) => {
-                let pending = message_tokens(user_message, &self.options.estimate);
+                let pending = self.pending_tokens(user_message);
                 Ok(self.prepare(history, facts, estimate, tier, trigger, None, pending))
             }
         }
@@ -415,16 +460,23 @@ impl Compactor {
     /// calls for a compaction. A host whose history must be converted first
     /// (the JS binding) skips that work on ordinary turns.
     pub fn needs_history(&self, user_message: &Content) -> bool {
+        self.needs_history_pending(core::slice::from_ref(user_message))
+    }
+
+    /// [`Compactor::needs_history`] for several pending messages.
+    pub fn needs_history_pending(&self, pending: &[Content]) -> bool {
         if self.last_prompt_token_count == 0 {
             return true;
         }
-        let estimate = estimate_prompt_tokens(
-            &[],
-            user_message,
-            self.last_prompt_token_count,
-            &self.options.estimate,
-        );
-        self.gate(estimate as f64).is_ok()
+        self.gate(self.estimate_prompt(&[], pending) as f64).is_ok()
+    }
+
+    /// The estimated tokens of the pending messages.
+    fn pending_tokens(&self, pending: &[Content]) -> f64 {
+        pending
+            .iter()
+            .map(|c| message_tokens(c, &self.options.estimate))
+            .sum()
     }
 
     /// Prepares a manual compaction (`/compact`): forced, whatever the size
@@ -456,11 +508,7 @@ impl Compactor {
         focus: Option<&str>,
     ) -> Result<SendDecision, Error> {
         self.ensure_idle()?;
-        let estimate = if self.last_prompt_token_count > 0 {
-            self.last_prompt_token_count
-        } else {
-            estimate_content_tokens(history, &self.options.estimate)
-        };
+        let estimate = self.estimate_prompt(history, &[]);
         let tier = current_tier(estimate as f64, &self.thresholds);
         Ok(self.prepare(history, facts, estimate, tier, Trigger::Manual, focus, 0.0))
     }
@@ -858,6 +906,7 @@ impl Compactor {
                 summarized_estimate: prepared.summarized_estimate,
                 tail_estimate: prepared.tail_estimate,
                 request_overhead: prepared.request_overhead,
+                gap: prepared.gap,
                 max_output_tokens: request.config.max_output_tokens,
                 tail_starts_with_model: prepared.starts_with_model,
             },

@@ -191,6 +191,12 @@ pub fn chat_set_model_limits(handle: u32, window: f64, max_output_tokens: f64) -
     chats(&mut |c| c.set_model_limits(handle, window, max_output_tokens))
 }
 
+/// `chat.setOverhead(overhead)`.
+#[wasm_bindgen]
+pub fn chat_set_overhead(handle: u32, tokens: f64, text: &str) -> String {
+    chats(&mut |c| c.set_overhead(handle, tokens, text))
+}
+
 /// `chat.reportUsage(usage)`.
 #[wasm_bindgen]
 pub fn chat_report_usage(handle: u32, usage: &str) -> String {

@@ -206,6 +206,14 @@ export interface ChatCompactorOptions {
    * the result is COMPRESSED with `method: "cleared"`.
    */
   clearToolOutputs?: boolean;
+  /**
+   * What the provider counts in every prompt besides the messages (system prompt, tool schemas), in
+   * tokens. The gap between the provider's count and the estimate of the history is this fixed part
+   * plus the estimator's error, which scales with the history and goes away with it on a compaction
+   * (the usage-gap model; docs/guides/ai-sdk.md). Default: none declared, the whole gap scales.
+   * `setOverhead` changes it; the AI SDK adapter sets it from each call's system prompt and tools.
+   */
+  overheadTokens?: number;
   /** What compaction records from the replaced messages beside the model's summary (on by default). */
   ledger?: LedgerOptions;
 }
@@ -286,6 +294,8 @@ export interface SavedState {
     clearToolOutputs?: boolean;
     /** Written only when not `"gemini"`. */
     format?: MessageFormat;
+    /** Written only when set. */
+    overheadTokens?: number;
   };
   consecutiveFailures: number;
   lastPromptTokenCount: number;
@@ -383,8 +393,28 @@ export interface LadderConstants {
   bridge: string;
 }
 
+/** What `reapply` found and made. */
+export interface Reapplied<M extends object = Content> {
+  /** The prompt with the last compaction applied: its head, then your own objects. */
+  history: M[];
+  /** `none`: no compaction to re-apply; `applied`; `current`: it was applied already; `diverged`: a new or edited conversation. */
+  match: "none" | "applied" | "current" | "diverged";
+  /** How many first messages of `history` the last reported usage measured; null when none. */
+  covered: number | null;
+}
+
 /** Options of `beforeSend`. */
-export interface BeforeSendOptions { signal?: AbortSignal }
+export interface BeforeSendOptions {
+  signal?: AbortSignal;
+  /** Declares the call's fixed overhead first, as `setOverhead` does. */
+  overhead?: Overhead;
+}
+
+/**
+ * What a prompt carries besides the messages: a number of tokens, `null` for none, or the call's
+ * system prompt and tool schemas, estimated with the chat's estimator.
+ */
+export type Overhead = number | null | { system?: string | null; tools?: unknown };
 /** Options of `compact`. */
 export interface CompactOptions { focus?: string; signal?: AbortSignal }
 

@@ -26,7 +26,10 @@ export class ChatCompactor<M extends object = Content> {
     /** `free()`, for `using chat = new ChatCompactor(…)`. */
     [Symbol.dispose](): void;
     /**
-     * The check before sending `userMessage` (docs/spec.md §3): at `hard` the
+     * The check before a model call (docs/spec.md §3). `pending` is everything the call sends after
+     * what the last reported usage covered: the user's message, or in a tool loop every tool result
+     * of the step (an array; with parallel calls OpenAI has one message per result), each counted.
+     * `history` is everything before it. At `hard` the
      * breaker is reset and compaction is forced; with the breaker open or
      * below `auto` nothing happens; at `auto` the history is compacted
      * through `summarize` (thinking off, `maxOutputTokens` ≤ 20 000 and ≤
@@ -57,7 +60,38 @@ export class ChatCompactor<M extends object = Content> {
      * if (result.status === CompressionStatus.COMPRESSED) history = result.history;
      * ```
      */
-    beforeSend(history: M[], userMessage: M, summarize: Summarize, options?: BeforeSendOptions | null): Promise<CompactionResult<M>>;
+    beforeSend(history: M[], pending: M | M[], summarize: Summarize, options?: BeforeSendOptions | null): Promise<CompactionResult<M>>;
+    /**
+     * Declares what the provider counts in every prompt besides the messages (the chat's
+     * `overheadTokens`): a number of tokens, `null` for none, or `{ system, tools }` (the call's
+     * system prompt and tool schemas, estimated with the chat's estimator). Returns the tokens
+     * declared. Part of `save()`.
+     *
+     * @example
+     * ```ts
+     * chat.setOverhead({ system: "You are a coding agent.", tools: toolSchemas });
+     * ```
+     */
+    setOverhead(overhead: Overhead): number | null;
+    /**
+     * Re-applies the chat's last compaction to a prompt rebuilt from the uncompacted conversation
+     * (frameworks hand it back at every model call). The chat remembers the messages its last
+     * compaction replaced, by a fingerprint of their content, and the head that replaced them: a
+     * prompt that starts with them gets the head in their place, with no summary call; one that
+     * starts with the head already is left as is; one that starts with neither is a new or edited
+     * conversation (`match: "diverged"`: the record and the usage count are dropped, the next check
+     * estimates the prompt whole). `covered`: how many first messages of `history` the last
+     * reported usage measured (`null`: none) — what follows them is pending for `beforeSend`.
+     * Part of `save()`.
+     *
+     * @example
+     * ```ts
+     * const { history, covered } = chat.reapply(prompt);
+     * const split = covered === null ? history.length - 1 : covered + 1;  // after the model's answer
+     * const result = await chat.beforeSend(history.slice(0, split), history.slice(split), summarize);
+     * ```
+     */
+    reapply(prompt: M[]): Reapplied<M>;
     /**
      * Manual compaction (`/compact`): forced, whatever the size and the
      * breaker; a failure is not counted. `focus` is appended to the prompt.

@@ -309,6 +309,57 @@ function isAborted(signal) {
   }
 }
 
+// ---- A compaction that survives loops which rebuild the prompt (issue 21).
+// The chat remembers the messages its last compaction replaced, by a
+// fingerprint of each one's JSON text (never object identity), and the head
+// that replaced them; `reapply` puts the head back in any prompt that starts
+// with them. It also remembers which prompt its last usage measured (the
+// anchor): what follows it in a later prompt is pending. A prefix is
+// `[messages, fold]`: its length and its messages' fingerprints folded in
+// order (64-bit FNV-1a in two 32-bit lanes, as 16 hex digits).
+
+/** The fingerprint of a string, continued from `seed` ("" to start). */
+function fingerprint(text, seed = "") {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  const all = seed + text;
+  for (let i = 0; i < all.length; i++) {
+    const c = all.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The fingerprint of each message (its JSON text). */
+function messageHashes(messages, name) {
+  const hashes = [];
+  for (let i = 0; i < messages.length; i++) hashes.push(fingerprint(contentJson(messages[i], `${name}[${i}]`)));
+  return hashes;
+}
+
+/** The running folds of `hashes` from `start` (a fold): `hashes.length + 1` values. */
+function folds(hashes, start = "") {
+  const out = [start];
+  let fold = start;
+  for (const h of hashes) out.push((fold = fingerprint(h, fold)));
+  return out;
+}
+
+/** Whether the messages whose running folds are `runs` start with `prefix`. */
+function startsWith(runs, prefix) {
+  return prefix !== null && prefix[0] < runs.length && runs[prefix[0]] === prefix[1];
+}
+
+/** A `[messages, fold]` prefix read from a saved state; INVALID_STATE otherwise. */
+function prefixOf(value, name) {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || value[0] < 0 || typeof value[1] !== "string") {
+    throw compactionError("INVALID_STATE", `saved state: ${name} must be [messages, fingerprint], got ${describe(value)}`);
+  }
+  return [value[0], value[1]];
+}
+
 /**
  * The compaction state of one chat. The state lives in the wasm (a handle
  * into a registry of chats); this object only holds the handle, so every
@@ -320,6 +371,8 @@ export class ChatCompactor {
   #freed = false;
   /** The run in flight: its `cancel(error)`, or null. */
   #run = null;
+  /** The last compaction ({ replaced, head, heads }), the usage's anchor and the prompt being sent. */
+  #replay = { compaction: null, anchor: null, sending: null };
 
   /** A chat with a context window of `options.window` tokens. */
   constructor(options) {
@@ -337,9 +390,29 @@ export class ChatCompactor {
   static restore(state) {
     // Anything that is not a saved state, even a value that cannot be
     // serialized at all, is INVALID_STATE.
-    const json = toJson(state, "state", "INVALID_STATE", true, "null");
+    let core = state;
+    let replay = { compaction: null, anchor: null, sending: null };
+    let fields;
+    try {
+      fields = state !== null && typeof state === "object" && !Array.isArray(state) ? { ...state } : null;
+    } catch (error) {
+      throw compactionError("INVALID_STATE", `state cannot be read: ${thrownMessage(error)}`, error);
+    }
+    if (fields && ("compaction" in fields || "anchor" in fields || "sending" in fields)) {
+      const { compaction, anchor, sending, ...rest } = fields;
+      core = rest;
+      replay = { compaction: null, anchor: prefixOf(anchor, "anchor"), sending: prefixOf(sending, "sending") };
+      if (compaction !== undefined && compaction !== null) {
+        const head = compaction.head;
+        if (!Array.isArray(head)) throw compactionError("INVALID_STATE", `saved state: compaction.head must be an array of messages, got ${describe(head)}`);
+        replay.compaction = { replaced: prefixOf(compaction.replaced, "compaction.replaced") ?? [0, ""], head, heads: null };
+      }
+    }
+    const json = toJson(core, "state", "INVALID_STATE", true, "null");
     restoredHandle = unwrap(wasm.chat_restore(json)).handle;
-    return new ChatCompactor(RESTORING);
+    const chat = new ChatCompactor(RESTORING);
+    chat.#replay = replay;
+    return chat;
   }
 
   /** The handle, or INVALID_STATE after `free()`. */
@@ -354,7 +427,80 @@ export class ChatCompactor {
 
   /** The state as plain JSON data, for `ChatCompactor.restore`. */
   save() {
-    return unwrap(wasm.chat_save(this.#live()));
+    const state = unwrap(wasm.chat_save(this.#live()));
+    const { compaction, anchor, sending } = this.#replay;
+    if (compaction) state.compaction = { replaced: compaction.replaced, head: compaction.head };
+    if (anchor) state.anchor = anchor;
+    if (sending) state.sending = sending;
+    return state;
+  }
+
+  /**
+   * Re-applies the last compaction to a prompt rebuilt from the uncompacted
+   * conversation (see api.d.ts), and records the prompt as the one being
+   * sent. `{ history, match, covered }`.
+   */
+  reapply(prompt) {
+    const handle = this.#live();
+    if (!isArray(prompt, "prompt")) {
+      throw compactionError("INVALID_CONTENT", `prompt must be an array of messages, got ${describe(prompt)}`);
+    }
+    const messages = copy(prompt);
+    const hashes = messageHashes(messages, "prompt");
+    const runs = folds(hashes);
+    const replay = this.#replay;
+    const c = replay.compaction;
+    let match = "none";
+    let history = prompt;
+    let sent = runs;
+    if (c) {
+      c.heads ??= folds(messageHashes(c.head, "head"));
+      if (startsWith(runs, [c.head.length, c.heads[c.head.length]])) {
+        match = "current";
+      } else if (startsWith(runs, c.replaced)) {
+        match = "applied";
+        const from = c.replaced[0];
+        history = [...c.head, ...messages.slice(from)];
+        sent = [...c.heads, ...folds(hashes.slice(from), c.heads[c.head.length]).slice(1)];
+      } else {
+        match = "diverged";
+        replay.compaction = null;
+      }
+    }
+    const hadAnchor = replay.anchor !== null;
+    const covered = match !== "diverged" && startsWith(sent, replay.anchor) ? replay.anchor[0] : null;
+    if (match === "diverged") replay.anchor = null;
+    // A new or edited conversation, or one the usage did not measure: the
+    // next check estimates the prompt whole (a usage of 0 says so).
+    if (match === "diverged" || (hadAnchor && covered === null)) unwrap(wasm.chat_report_usage(handle, '{"totalTokens":0}'));
+    replay.sending = [sent.length - 1, sent[sent.length - 1]];
+    return { history, match, covered };
+  }
+
+  /**
+   * Records a COMPRESSED run: `head` (pinned messages first) replaced the
+   * first `keptFrom` messages of `snapshot`; `pending` follow the history in
+   * the prompt being sent. A history that started with the previous head
+   * extends the previous record, so the original prompt still matches.
+   */
+  #recordCompaction(snapshot, keptFrom, head, pending) {
+    const replay = this.#replay;
+    const hashes = messageHashes(snapshot, "history");
+    const runs = folds(hashes);
+    const old = replay.compaction;
+    let replaced = [keptFrom, runs[keptFrom]];
+    if (old) {
+      old.heads ??= folds(messageHashes(old.head, "head"));
+      const n = old.head.length;
+      if (n <= keptFrom && startsWith(runs, [n, old.heads[n]])) {
+        const extended = folds(hashes.slice(n, keptFrom), old.replaced[1]);
+        replaced = [old.replaced[0] + keptFrom - n, extended[extended.length - 1]];
+      }
+    }
+    const heads = folds(messageHashes(head, "head"));
+    replay.compaction = { replaced, head, heads };
+    const after = folds([...hashes.slice(keptFrom), ...messageHashes(pending, "pending")], heads[head.length]);
+    replay.sending = [head.length + after.length - 1, after[after.length - 1]];
   }
 
   /** The context window, in tokens. */
@@ -409,7 +555,10 @@ export class ChatCompactor {
   /** Takes the prompt size from a response's usage, in any provider's names. */
   reportUsage(usage) {
     const handle = this.#live();
-    return unwrap(wasm.chat_report_usage(handle, optionsJson(usage, "usage")));
+    const update = unwrap(wasm.chat_report_usage(handle, optionsJson(usage, "usage")));
+    // The usage measured the prompt last let through: it is the anchor now.
+    if (update.taken) this.#replay.anchor = this.#replay.sending;
+    return update;
   }
 
   /** The context-usage indicator for the last prompt size. */
@@ -417,10 +566,40 @@ export class ChatCompactor {
     return unwrap(wasm.chat_usage(this.#live()));
   }
 
-  /** The check before sending `userMessage`; compacts through `summarize` when due. */
+  /**
+   * Declares the fixed part of every prompt besides the messages: tokens,
+   * null, or `{ system, tools }` estimated by the core.
+   */
+  setOverhead(overhead) {
+    const handle = this.#live();
+    if (overhead === null || overhead === undefined) return unwrap(wasm.chat_set_overhead(handle, NaN, ""));
+    if (typeof overhead === "number") {
+      if (Number.isNaN(overhead)) throw compactionError("INVALID_ARGUMENT", "overhead must be a number of tokens >= 0, got NaN");
+      return unwrap(wasm.chat_set_overhead(handle, overhead, ""));
+    }
+    if (typeof overhead !== "object") {
+      throw compactionError("INVALID_ARGUMENT", `overhead must be a number of tokens, null, or { system, tools }, got ${describe(overhead)}`);
+    }
+    // What the provider reads besides the messages, as text the core estimates.
+    const system = option(overhead, "system");
+    const tools = option(overhead, "tools");
+    if (system !== undefined && system !== null && typeof system !== "string") {
+      throw compactionError("INVALID_ARGUMENT", `overhead.system must be a string, got ${describe(system)}`);
+    }
+    const text = (system ?? "") + (tools === undefined || tools === null ? "" : toJson(tools, "overhead.tools", "INVALID_ARGUMENT", false, ""));
+    return unwrap(wasm.chat_set_overhead(handle, text === "" ? NaN : 0, text));
+  }
+
+  /**
+   * The check before a model call; compacts through `summarize` when due.
+   * `pending` is one message or an array: everything after what the last
+   * usage covered.
+   */
   async beforeSend(history, userMessage, summarize, options) {
     const handle = this.#live();
     const message = contentJson(userMessage, "userMessage");
+    const overhead = option(options, "overhead");
+    if (overhead !== undefined) this.setOverhead(overhead);
     if (!isArray(history, "history")) {
       throw compactionError("INVALID_CONTENT", `history must be an array of messages, got ${describe(history)}`);
     }
@@ -436,7 +615,7 @@ export class ChatCompactor {
       snapshot = copy(history);
       first = wasm.chat_before_send(handle, historyJson(snapshot, "history"), message);
     }
-    return this.#drive(handle, first, history, snapshot, callback, signal);
+    return this.#drive(handle, first, history, snapshot, callback, signal, userMessage);
   }
 
   /** Manual compaction (`/compact`): forced, whatever the size and the breaker. */
@@ -454,7 +633,7 @@ export class ChatCompactor {
     this.#idle();
     const snapshot = copy(history);
     const list = historyJson(snapshot, "history");
-    return this.#drive(handle, wasm.chat_compact(handle, list, focus ?? ""), history, snapshot, callback, signal);
+    return this.#drive(handle, wasm.chat_compact(handle, list, focus ?? ""), history, snapshot, callback, signal, []);
   }
 
   /** BUSY when a run is in flight on this chat. */
@@ -468,9 +647,9 @@ export class ChatCompactor {
    * until the core is done. Always settles: with a result, or with a
    * `CompactionError` when the core refuses a step (BUSY, a freed chat).
    */
-  async #drive(handle, firstStep, history, snapshot, callback, signal) {
+  async #drive(handle, firstStep, history, snapshot, callback, signal, pending) {
     let step = unwrap(firstStep);
-    if (step.done) return result(step.done, history, snapshot, undefined, false);
+    if (step.done) return this.#finish(step.done, history, snapshot, undefined, false, pending);
     this.#run = { cancel: null };
     let hostCause;
     let failed = false;
@@ -484,7 +663,24 @@ export class ChatCompactor {
     } finally {
       this.#run = null;
     }
-    return result(step.done, history, snapshot, hostCause, failed);
+    return this.#finish(step.done, history, snapshot, hostCause, failed, pending);
+  }
+
+  /** The result of a `done` step, its compaction recorded for `reapply` when COMPRESSED. */
+  #finish(done, history, snapshot, hostCause, failed, pending) {
+    const head = done.head;
+    const pinned = Array.isArray(done.pinned) ? done.pinned : [];
+    const out = result(done, history, snapshot, hostCause, failed);
+    if (out.status === CompressionStatus.COMPRESSED && Array.isArray(head)) {
+      try {
+        this.#recordCompaction(snapshot, out.keptFrom, [...pinned.map((i) => snapshot[i]), ...head], Array.isArray(pending) ? pending : [pending]);
+      } catch {
+        // A message that cannot be written as JSON: no record (the next
+        // rebuilt prompt is then a new conversation), the result stands.
+        this.#replay = { compaction: null, anchor: null, sending: null };
+      }
+    }
+    return out;
   }
 
   /**
