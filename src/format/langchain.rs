@@ -10,7 +10,7 @@
 //! | `HumanMessage` (`human`, `user`) | a user message; image, file, audio and video blocks are media |
 //! | `AIMessage` (`ai`, `assistant`): `content` (string or blocks), `tool_calls` `[{ id, name, args }]`, `invalid_tool_calls` | a model message: text, thought text (`reasoning`, `thinking` blocks), then one `functionCall` per tool call |
 //! | `ToolMessage` (`tool`): `tool_call_id`, `content`, `status: "error"` | a user message with one `functionResponse` answering that id (`{ error }` for a failed call), media as nested parts |
-//! | `FunctionMessage` (`function`), `ChatMessage` (`generic`, with its `role`) | a response paired by name; a message of its role |
+//! | `ChatMessage` (`generic`, with its `role`) | a message of its role |
 //!
 //! An `AIMessage` from a provider may carry the provider's own blocks in
 //! its `content` beside `tool_calls` (Anthropic's `tool_use`, the Responses
@@ -52,18 +52,8 @@ pub(crate) fn read_message(
     let path = fields_path.as_str();
     let kind = match kind {
         // A ChatMessage's role says who speaks.
-        "generic" | "chat" => match opt_string(fields, "role", path)? {
-            Some("user" | "human") => "human",
-            Some("assistant" | "ai") => "ai",
-            Some("system" | "developer") => "system",
-            Some(other) => {
-                return Err(invalid(format!(
-                    "{path}.role must be \"user\", \"assistant\" or \"system\", got {}",
-                    Quoted(other)
-                )));
-            }
-            None => return Err(invalid(format!("{path}.role is missing"))),
-        },
+        // A ChatMessage's role says who speaks.
+        "generic" | "chat" => opt_string(fields, "role", path)?.unwrap_or_default(),
         other => other,
     };
     match kind {
@@ -94,27 +84,6 @@ pub(crate) fn read_message(
             read.answers.push(CallRef::with_id(id, "", path));
             Ok(read)
         }
-        "function" => {
-            let name = string(fields, "name", path)?;
-            let parts = content(fields, path, &[])?;
-            let (texts, nested) = split_texts(parts);
-            let outcome = Outcome::Output(Value::String(join_texts(&texts)));
-            let mut read = ReadMessage::new(
-                "user",
-                vec![response_part(None, Some(name), outcome, nested)?],
-            );
-            read.tool_result = true;
-            read.answers.push(CallRef {
-                id: None,
-                name: name.into(),
-                path: path.into(),
-            });
-            Ok(read)
-        }
-        "remove" => Err(invalid(format!(
-            "{path} is a RemoveMessage, an instruction to the graph's state, not a message of \
-             the history"
-        ))),
         other => Err(invalid(format!(
             "{path} has the type {}, which is not {KINDS}",
             Quoted(other)
@@ -125,60 +94,45 @@ pub(crate) fn read_message(
 /// The message's kind (`human`, `ai`, ...), its fields, and where they are
 /// (`.kwargs`, `.data` or the message itself), in any of the three forms.
 fn unwrap<'a>(map: &'a Map, path: &str) -> Result<(&'a str, &'a Map, &'static str), Error> {
-    if map.contains_key("lc") && map.contains_key("kwargs") {
-        let class = match map.get("id") {
-            Some(Value::Array(id)) => id.last().and_then(Value::as_str),
+    let lc = map.contains_key("lc");
+    let found = match (map.get("type"), map.get("data"), map.get("role")) {
+        // `{ lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs }`
+        (_, _, _) if lc => match (map.get("id"), map.get("kwargs")) {
+            (Some(Value::Array(id)), Some(Value::Object(kwargs))) => {
+                let class = id.last().and_then(Value::as_str).unwrap_or_default();
+                let kind = match class.strip_suffix("Chunk").unwrap_or(class) {
+                    "HumanMessage" => "human",
+                    "AIMessage" => "ai",
+                    "SystemMessage" => "system",
+                    "ToolMessage" => "tool",
+                    "ChatMessage" => "generic",
+                    _ => class,
+                };
+                Some((kind, kwargs, ".kwargs"))
+            }
             _ => None,
-        };
-        let Some(class) = class else {
-            return Err(invalid(format!(
-                "{path}.id must be the class path of a LangChain message (an array of strings)"
-            )));
-        };
-        let kwargs = object(
-            map.get("kwargs").unwrap_or(&Value::Null),
-            &format!("{path}.kwargs"),
-            "an object",
-        )?;
-        let kind = match class.strip_suffix("Chunk").unwrap_or(class) {
-            "HumanMessage" => "human",
-            "AIMessage" => "ai",
-            "SystemMessage" => "system",
-            "ToolMessage" => "tool",
-            "FunctionMessage" => "function",
-            "ChatMessage" => "generic",
-            "RemoveMessage" => "remove",
-            _ => {
-                return Err(invalid(format!(
-                    "{path} is a serialized {}, not a LangChain message",
-                    Quoted(class)
-                )));
-            }
-        };
-        return Ok((kind, kwargs, ".kwargs"));
-    }
-    match (map.get("type"), map.get("data"), map.get("role")) {
+        },
         (Some(Value::String(kind)), Some(Value::Object(data)), _) if is_kind(kind) => {
-            Ok((kind, data, ".data"))
+            Some((kind.as_str(), data, ".data"))
         }
-        (Some(Value::String(kind)), _, _) if is_kind(kind) => Ok((kind, map, "")),
-        (None, _, Some(Value::String(role))) if is_kind(role) => {
-            // `{ role, content }`, as LangChain coerces it: only when nothing
-            // marks it as another format's message.
-            match sniff_message(map) {
-                Some(format) if format != Format::LangChain => {
-                    Err(mismatch(path, &super::observed_message(map), format))
-                }
-                _ => Ok((role, map, "")),
-            }
+        (Some(Value::String(kind)), _, _) if is_kind(kind) => Some((kind.as_str(), map, "")),
+        // `{ role, content }`, as LangChain coerces it: only when nothing
+        // marks it as another format's message.
+        (None, _, Some(Value::String(role)))
+            if is_kind(role) && sniff_message(map).is_none_or(|f| f == Format::LangChain) =>
+        {
+            Some((role.as_str(), map, ""))
         }
-        _ => Err(foreign_message(
-            map,
-            path,
-            Format::LangChain,
-            format!("{path} must be {KINDS}"),
-        )),
-    }
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        let fallback = format!("{path} must be {KINDS}");
+        if lc {
+            invalid(fallback)
+        } else {
+            foreign_message(map, path, Format::LangChain, fallback)
+        }
+    })
 }
 
 /// The message kinds LangChain names (`type`) or coerces (`role`).
@@ -192,7 +146,6 @@ pub(crate) fn is_kind(kind: &str) -> bool {
             | "system"
             | "developer"
             | "tool"
-            | "function"
             | "generic"
             | "chat"
             | "remove"

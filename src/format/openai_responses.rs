@@ -11,11 +11,11 @@
 //! | `message` (or `{ role, content }` without a type) `system`, `developer` | a pinned message of text |
 //! | `message` `user` (string, or `input_text`, `input_image`, `input_file`, `input_audio`) | a user message; images, files and audio are media |
 //! | `message` `assistant` (string, or `output_text`, `refusal`) | a model message of text |
-//! | `function_call` (`call_id` / `callId`, `name`, `arguments`), `custom_tool_call` (`input`) | a model message with one `functionCall` (`arguments` read as [`super::openai`] reads it) |
-//! | `function_call_output` / `function_call_result` / `custom_tool_call_output` | a user message with one `functionResponse` answering that id; media in an array output as nested parts |
+//! | `function_call` (`call_id` / `callId`, `name`, `arguments`) | a model message with one `functionCall` (`arguments` read as [`super::openai`] reads it) |
+//! | `function_call_output` / `function_call_result` | a user message with one `functionResponse` answering that id; media in an array output as nested parts |
 //! | `reasoning` (`summary`, `content`) | a model message of thought text: counted, never written into a summary request (summarizers skip thoughts); it goes with the turn it belongs to and stays verbatim (with its `encrypted_content`) in a kept tail |
 //! | `compaction` (OpenAI's server-side compaction, opaque `encrypted_content`) | a pinned message of one unknown part: counted by its JSON, never summarized again, kept in order before the summary |
-//! | other tool calls and outputs (`*_call` with a call id, `*_call_output`), `item_reference`, newer items | model (calls) or user (outputs) messages of one unknown part, counted by their JSON and paired by call id when they have one |
+//! | other tool calls and outputs (`custom_tool_call`, hosted and built-in tools: `*_call` with a call id, `*_call_output`), `item_reference`, newer items | model (calls) or user (outputs) messages of one unknown part, counted by their JSON and paired by call id when they have one |
 
 use crate::prelude::*;
 
@@ -61,13 +61,7 @@ pub(crate) fn read_message(
             let arguments = string(map, "arguments", path)?;
             call(id, name, arguments_value(arguments), path)
         }
-        Some("custom_tool_call") => {
-            let id = call_id(map, path)?;
-            let name = string(map, "name", path)?;
-            let input = string(map, "input", path)?;
-            call(id, name, Value::String(input.into()), path)
-        }
-        Some("function_call_output" | "function_call_result" | "custom_tool_call_output") => {
+        Some("function_call_output" | "function_call_result") => {
             let id = call_id(map, path)?;
             let (texts, nested) = output(map, path)?;
             let name = opt_string(map, "name", path)?.or(names.get(id).map(String::as_str));
@@ -146,14 +140,9 @@ fn message_item(map: &Map, path: &str) -> Result<ReadMessage, Error> {
             ));
         }
     };
-    // `developer` is a Responses role too, not only a chat one.
-    let chat_keys = ["tool_calls", "tool_call_id", "refusal", "function_call"]
-        .iter()
-        .any(|k| map.contains_key(k));
-    let foreign = sniff_message(map).filter(|f| {
-        *f != Format::OpenAiResponses && (*f != Format::OpenAi || role != "developer" || chat_keys)
-    });
-    if let Some(format) = foreign {
+    // (`developer` is a Responses role too, not only a chat one.)
+    let foreign = sniff_message(map).filter(|f| *f != Format::OpenAiResponses);
+    if let Some(format) = foreign.filter(|_| role != "developer") {
         // `{ role: "user", content: "hi" }` reads in several formats; a
         // telltale of another (tool_calls, parts, tool-call parts) does not.
         return Err(mismatch(path, &super::observed_message(map), format));
@@ -225,20 +214,11 @@ fn output(map: &Map, path: &str) -> Result<(Vec<String>, Vec<Part>), Error> {
 fn reasoning(map: &Map, path: &str) -> Result<ReadMessage, Error> {
     let mut parts = Vec::new();
     for key in ["summary", "content", "rawContent"] {
-        match map.get(key) {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    let item_path = format!("{path}.{key}[{i}]");
-                    let item = object(item, &item_path, "a reasoning text { type, text }")?;
-                    parts.push(thought_part(string(item, "text", &item_path)?)?);
-                }
-            }
-            Some(other) => {
-                return Err(invalid(format!(
-                    "{path}.{key} must be an array, got {}",
-                    describe(other)
-                )));
+        if let Some(Value::Array(items)) = map.get(key) {
+            for (i, item) in items.iter().enumerate() {
+                let item_path = format!("{path}.{key}[{i}]");
+                let item = object(item, &item_path, "a reasoning text { type, text }")?;
+                parts.push(thought_part(string(item, "text", &item_path)?)?);
             }
         }
     }
