@@ -132,3 +132,50 @@ export interface LangChainChatModelLike {
  * `response_metadata.finish_reason` or `stop_reason`, the usage its `usage_metadata`.
  */
 export function langchainSummarizer(model: LangChainChatModelLike, options?: { maxOutputTokens?: number }): Summarize;
+
+/** The part of an OpenAI client the Responses summarizer calls (`client.responses.create`). */
+export interface OpenAIResponsesClientLike {
+  responses: {
+    create(
+      body: { model: string; instructions: string; input: TextMessage<"user" | "assistant">[]; max_output_tokens: number; store: false; reasoning?: { effort: string } },
+      options?: SignalOption,
+    ): PromiseLike<{
+      status?: string | null;
+      incomplete_details?: { reason?: string } | null;
+      output?: ({ type: string; content?: { type: string; text?: string; refusal?: string }[] })[];
+      usage?: object | null;
+    }>;
+  };
+}
+
+/** Options of `responsesSummarizer`. */
+export interface ResponsesSummarizerOptions extends SummarizerOptions {
+  /** Extra request fields (e.g. `reasoning` for a reasoning model; `{ effort: "minimal" }` is sent for o-series and gpt-5 unless this says otherwise). */
+  params?: Record<string, unknown>;
+}
+
+/** A summarizer over the OpenAI Responses API; an incomplete response answers its reason (`max_output_tokens`). */
+export function responsesSummarizer(client: OpenAIResponsesClientLike, options: ResponsesSummarizerOptions): Summarize;
+
+/** The part of an Anthropic client the on-demand compaction summarizer calls (`client.beta.messages.create`). */
+export interface AnthropicBetaClientLike {
+  beta: {
+    messages: {
+      create(
+        body: { model: string; max_tokens: number; messages: TextMessage<"user" | "assistant">[]; compaction: { type: "summarize"; instructions: string }; betas: string[] },
+        options?: SignalOption,
+      ): PromiseLike<{ content?: { type: string; content?: string | null }[]; stop_reason?: string | null; usage?: object | null }>;
+    };
+  };
+}
+
+/** Options of `anthropicCompactionSummarizer`. */
+export interface AnthropicCompactionSummarizerOptions extends SummarizerOptions {
+  /** The beta flag (default `"compact-2026-09-04"`). */
+  beta?: string;
+  /** Extra request fields. */
+  params?: Record<string, unknown>;
+}
+
+/** A summarizer over Anthropic's on-demand server-side compaction; a compaction block without readable content rejects (a failed run). */
+export function anthropicCompactionSummarizer(client: AnthropicBetaClientLike, options: AnthropicCompactionSummarizerOptions): Summarize;

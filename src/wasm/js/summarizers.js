@@ -264,3 +264,75 @@ export function langchainSummarizer(model, options = {}) {
     };
   };
 }
+
+/** Whether a model id is an OpenAI reasoning model (whose reasoning is turned down for a summary). */
+function isReasoningModel(model) {
+  return typeof model === "string" && /^(o\d|gpt-5)/.test(model);
+}
+
+/**
+ * A summarizer over the OpenAI Responses API (`client.responses.create`):
+ * the request's system prompt as `instructions`, its contents as text
+ * messages, `max_output_tokens` = the cap, `store: false`, and for a
+ * reasoning model (o-series, gpt-5) `reasoning: { effort: "minimal" }`
+ * unless `params.reasoning` says otherwise. An incomplete response answers
+ * its `incomplete_details.reason` (`max_output_tokens`: a truncated summary).
+ */
+export function responsesSummarizer(client, options) {
+  checkOptions("responsesSummarizer", client, "an OpenAI client", options);
+  const { model, params } = options;
+  return async (request, context) => {
+    const body = {
+      ...(isReasoningModel(model) ? { reasoning: { effort: "minimal" } } : {}),
+      ...params,
+      model,
+      instructions: request.systemInstruction,
+      input: renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text })),
+      max_output_tokens: outputCap(request, options),
+      store: false,
+    };
+    const response = await client.responses.create(body, { signal: context?.signal });
+    const texts = [];
+    let refusal = "";
+    for (const item of response.output ?? []) {
+      if (item.type !== "message") continue;
+      for (const part of item.content ?? []) {
+        if (part.type === "output_text") texts.push(part.text);
+        else if (part.type === "refusal") refusal += part.refusal;
+      }
+    }
+    if (refusal !== "" && texts.length === 0) return { text: refusal, finishReason: "content_filter", usage: response.usage ?? null };
+    const finishReason = response.status === "incomplete" ? (response.incomplete_details?.reason ?? "incomplete") : (response.status ?? null);
+    return { text: texts.join(""), finishReason: finishReason === "completed" ? "stop" : finishReason, usage: response.usage ?? null };
+  };
+}
+
+/**
+ * A summarizer over Anthropic's on-demand server-side compaction (beta
+ * `compact-2026-09-04`): `client.beta.messages.create` with the contents as
+ * text turns and `compaction: { type: "summarize", instructions }` (the
+ * library's compaction prompt); the answer is one `compaction` block whose
+ * readable `content` is the summary. A block without readable content
+ * (Anthropic's failure) rejects: a failed run, the history unchanged. The
+ * stop reason and usage are the answer's own.
+ */
+export function anthropicCompactionSummarizer(client, options) {
+  checkOptions("anthropicCompactionSummarizer", client, "an Anthropic client", options);
+  const { model, params, beta = "compact-2026-09-04" } = options;
+  return async (request, context) => {
+    const body = {
+      ...params,
+      model,
+      max_tokens: outputCap(request, options),
+      messages: renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text })),
+      compaction: { type: "summarize", instructions: request.systemInstruction },
+      betas: [beta],
+    };
+    const response = await client.beta.messages.create(body, { signal: context?.signal });
+    const block = (response.content ?? []).find((b) => b && b.type === "compaction");
+    if (!block || typeof block.content !== "string") {
+      throw new Error("Anthropic's compaction returned no readable summary (the compaction block's content is null)");
+    }
+    return { text: block.content, finishReason: response.stop_reason ?? null, usage: response.usage ?? null };
+  };
+}
