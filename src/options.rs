@@ -86,6 +86,21 @@ pub struct FitOptions {
     /// estimate of the history; the rest scales with the history. `None`:
     /// none declared, the whole gap scales.
     pub overhead_tokens: Option<u64>,
+    /// `fallback: "ledger"`: when a forced run fails (the summarizer threw,
+    /// or its summary was empty, truncated, unusable or inflating) and the
+    /// next send would not fit, compact without a model: the replaced part
+    /// becomes the library's own record (the ledger, the previous summary,
+    /// a line saying the summary model was unavailable), COMPRESSED with
+    /// `method: "ledger"` and the failure as `cause`. Off by default
+    /// (`"none"`): the spec's behaviour.
+    pub fallback_ledger: bool,
+}
+
+/// The values of `fallback`: `"none"` (the default) and `"ledger"`.
+const FALLBACKS: [bool; 2] = [false, true];
+
+fn fallback_name(ledger: bool) -> &'static str {
+    if ledger { "ledger" } else { "none" }
 }
 
 impl FitOptions {
@@ -107,10 +122,18 @@ impl FitOptions {
                 .as_ref()
                 .map(|n| n as &dyn crate::json::WriteJson),
         );
+        if self.fallback_ledger {
+            o.field("fallback", &"ledger");
+        }
     }
 
     /// The option names read for it.
-    pub const FIELDS: [&'static str; 3] = ["maxOutputTokens", "clearToolOutputs", "overheadTokens"];
+    pub const FIELDS: [&'static str; 4] = [
+        "maxOutputTokens",
+        "clearToolOutputs",
+        "overheadTokens",
+        "fallback",
+    ];
 
     /// Reads the two fields of a larger object.
     fn read_fields(fields: &Fields<'_>) -> Result<FitOptions, Error> {
@@ -120,6 +143,9 @@ impl FitOptions {
                 .map(|n| n as u64),
             clear_tool_outputs: fields.boolean("clearToolOutputs")?.unwrap_or(false),
             overhead_tokens: fields.count("overheadTokens")?,
+            fallback_ledger: fields
+                .choice("fallback", &FALLBACKS, fallback_name)?
+                .unwrap_or(false),
         })
     }
 
@@ -147,7 +173,7 @@ impl Default for CompactionOptions {
 
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 12] = [
+    pub const FIELDS: [&'static str; 13] = [
         "imageTokenEstimate",
         "estimator",
         "tokenizer",
@@ -159,6 +185,7 @@ impl CompactionOptions {
         FitOptions::FIELDS[0],
         FitOptions::FIELDS[1],
         FitOptions::FIELDS[2],
+        FitOptions::FIELDS[3],
         "format",
     ];
 

@@ -330,20 +330,25 @@ impl<'a> Fields<'a> {
         choices: &[T],
         name: impl Fn(T) -> &'static str,
     ) -> Result<Option<T>, Error> {
+        let names: Vec<&'static str> = choices.iter().map(|c| name(*c)).collect();
+        Ok(self
+            .choice_index(key, &names)?
+            .and_then(|i| choices.get(i).copied()))
+    }
+
+    /// [`Fields::choice`] by name, not generic: the module holds it once.
+    fn choice_index(&self, key: &str, names: &[&'static str]) -> Result<Option<usize>, Error> {
         let Some(text) = self.string(key)? else {
             return Ok(None);
         };
-        match choices.iter().copied().find(|c| name(*c) == text) {
-            Some(choice) => Ok(Some(choice)),
-            None => {
-                let names: Vec<&str> = choices.iter().map(|c| name(*c)).collect();
-                let names = join(&names, ", ");
-                Err(self.error(format!(
-                    "{}.{key} must be one of {names}, got {text}",
-                    self.path,
-                    text = Quoted(text),
-                )))
-            }
+        match names.iter().position(|n| *n == text) {
+            Some(i) => Ok(Some(i)),
+            None => Err(self.error(format!(
+                "{}.{key} must be one of {names}, got {text}",
+                self.path,
+                names = join(names, ", "),
+                text = Quoted(text),
+            ))),
         }
     }
 

@@ -36,6 +36,11 @@ pub const SUMMARY_CLOSE_TAG: &str = "</conversation-summary>";
 /// The model's acknowledgement after the summary.
 pub const ACKNOWLEDGEMENT: &str =
     "Understood. I have the summary of our earlier conversation and will continue from it.";
+/// The first line of the record the ledger fallback (`fallback: "ledger"`)
+/// writes in place of a summary when the summary model failed.
+pub const SUMMARY_UNAVAILABLE: &str = "The summary model was unavailable, so this record was \
+written by the library from the replaced messages: the previous summary, the files changed and \
+the user's own words.";
 /// The user line placed before a kept tail that starts with a model message,
 /// so that user and model keep alternating.
 pub const BRIDGE: &str = "Continue from where the conversation left off.";
@@ -347,6 +352,29 @@ pub fn summary_message(summary: &str) -> Content {
             summary.trim()
         ),
     )
+}
+
+/// The text of a summary message between its tags, without the ledger's
+/// section and the ledger fallback's first line (the next record rebuilds
+/// both); `None` for an empty one, or a message that is no summary (the
+/// caller checks with [`is_summary_message`]).
+pub(crate) fn summary_text(content: &Content) -> Option<String> {
+    let PartKind::Text { text, .. } = content.parts.first()?.kind() else {
+        return None;
+    };
+    let text = text.trim_start().strip_prefix(SUMMARY_OPEN_TAG)?;
+    // `get`, not an index: a slice that could panic links core's
+    // Debug-escaping of the string into the module (issue 13).
+    let end = [crate::ledger::LEDGER_HEADING, SUMMARY_CLOSE_TAG]
+        .iter()
+        .find_map(|marker| crate::str_search::find(text, marker))
+        .unwrap_or(text.len());
+    let text = text.get(..end).unwrap_or(text).trim();
+    let text = text
+        .strip_prefix(SUMMARY_UNAVAILABLE)
+        .unwrap_or(text)
+        .trim();
+    (!text.is_empty()).then(|| text.to_string())
 }
 
 /// Whether a message is a summary written by this library.

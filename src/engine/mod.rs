@@ -28,7 +28,9 @@ use crate::ledger::Ledger;
 use crate::options::{CompactionOptions, CompactorConfig};
 use crate::read::{CHAT_WINDOW, MAX_COUNT, MAX_OUTPUT_TOKENS};
 use crate::retention::split_point_with;
-use crate::summary_request::SummaryRequest;
+use crate::summary_request::{
+    SUMMARY_UNAVAILABLE, SummaryRequest, is_summary_message, summary_text,
+};
 use crate::usage::{ParsedUsage, Usage, UsageUpdate, add_counts};
 
 use fit::{FitInput, FitState, Plan};
@@ -200,6 +202,9 @@ struct Pending {
     /// The request's prompt, whose sections the summary is checked against.
     system_instruction: String,
     fit: FitState,
+    /// With `fallback: "ledger"`, the text of the summary at the start of
+    /// the replaced part, which the fallback's record carries.
+    previous_summary: Option<String>,
 }
 
 impl Compactor {
@@ -567,22 +572,34 @@ impl Compactor {
             &pending.fit,
         );
         Ok(match verdict {
-            Verdict::Empty => CompactionOutcome::EmptySummary(self.fail(&pending)),
-            Verdict::Truncated => CompactionOutcome::OutputTruncated(self.fail(&pending)),
-            Verdict::Unusable(error) => CompactionOutcome::SummarizerFailed {
-                run: self.fail(&pending),
-                cause: SummarizerCause::Answer(error),
-            },
+            Verdict::Empty => {
+                let failure = CompactionOutcome::EmptySummary(self.fail(&pending));
+                self.fall_back(&pending, failure)
+            }
+            Verdict::Truncated => {
+                let failure = CompactionOutcome::OutputTruncated(self.fail(&pending));
+                self.fall_back(&pending, failure)
+            }
+            Verdict::Unusable(error) => {
+                let failure = CompactionOutcome::SummarizerFailed {
+                    run: self.fail(&pending),
+                    cause: SummarizerCause::Answer(error),
+                };
+                self.fall_back(&pending, failure)
+            }
             Verdict::Inflated {
                 new_tokens,
                 estimated,
                 summary_check,
-            } => CompactionOutcome::Inflated {
-                run: self.fail(&pending),
-                new_token_count: new_tokens,
-                new_token_count_estimated: estimated,
-                summary_check,
-            },
+            } => {
+                let failure = CompactionOutcome::Inflated {
+                    run: self.fail(&pending),
+                    new_token_count: new_tokens,
+                    new_token_count_estimated: estimated,
+                    summary_check,
+                };
+                self.fall_back(&pending, failure)
+            }
             Verdict::Compressed {
                 mut head,
                 summary,
@@ -603,6 +620,7 @@ impl Compactor {
                     new_token_count: new_tokens,
                     new_token_count_estimated: estimated,
                     summary_check,
+                    cause: None,
                 }
             }
         })
@@ -636,16 +654,21 @@ impl Compactor {
             f64::INFINITY,
             None,
         ) {
-            Verdict::Empty => Ok(Next::Done(CompactionOutcome::EmptySummary(
-                self.fail(&pending),
-            ))),
-            Verdict::Truncated => Ok(Next::Done(CompactionOutcome::OutputTruncated(
-                self.fail(&pending),
-            ))),
-            Verdict::Unusable(error) => Ok(Next::Done(CompactionOutcome::SummarizerFailed {
-                run: self.fail(&pending),
-                cause: SummarizerCause::Answer(error),
-            })),
+            Verdict::Empty => {
+                let failure = CompactionOutcome::EmptySummary(self.fail(&pending));
+                Ok(Next::Done(self.fall_back(&pending, failure)))
+            }
+            Verdict::Truncated => {
+                let failure = CompactionOutcome::OutputTruncated(self.fail(&pending));
+                Ok(Next::Done(self.fall_back(&pending, failure)))
+            }
+            Verdict::Unusable(error) => {
+                let failure = CompactionOutcome::SummarizerFailed {
+                    run: self.fail(&pending),
+                    cause: SummarizerCause::Answer(error),
+                };
+                Ok(Next::Done(self.fall_back(&pending, failure)))
+            }
             Verdict::Inflated { .. } | Verdict::Compressed { .. } => {
                 // A partial summary is never judged for size: it becomes the
                 // summary so far, carried into the next request.
@@ -705,10 +728,11 @@ impl Compactor {
         error: Error,
     ) -> Result<CompactionOutcome, Error> {
         let pending = self.take_pending(id)?;
-        Ok(CompactionOutcome::SummarizerFailed {
+        let failure = CompactionOutcome::SummarizerFailed {
             run: self.fail(&pending),
             cause: SummarizerCause::Answer(error),
-        })
+        };
+        Ok(self.fall_back(&pending, failure))
     }
 
     /// Reports that the host's summarizer failed for request `id` (it threw
@@ -722,13 +746,14 @@ impl Compactor {
         cause: C,
     ) -> Result<CompactionOutcome<C>, Error> {
         let pending = self.take_pending(id)?;
-        Ok(CompactionOutcome::SummarizerFailed {
+        let failure = CompactionOutcome::SummarizerFailed {
             run: self.fail(&pending),
             cause: SummarizerCause::Host {
                 message: message.into(),
                 cause,
             },
-        })
+        };
+        Ok(self.fall_back(&pending, failure))
     }
 
     /// Reports that the host cancelled request `id`: status ABORTED, nothing
@@ -868,12 +893,23 @@ impl Compactor {
                     new_token_count_estimated: true,
                     // No summary to check: nothing was summarized.
                     summary_check: None,
+                    cause: None,
                 });
             }
             Plan::Summarize(prepared) => *prepared,
         };
         // From the replaced part as the host gave it: an earlier summary
         // there carries its ledger into this one.
+        // The ledger fallback's record carries the summary the replaced part
+        // starts with.
+        let previous_summary = if options.fit.fallback_ledger {
+            history[..prepared.kept_from.min(history.len())]
+                .iter()
+                .find(|m| is_summary_message(m))
+                .and_then(summary_text)
+        } else {
+            None
+        };
         let ledger = options.ledger.enabled.then(|| {
             let before = &history[..prepared.kept_from.min(history.len())];
             let replaced: Cow<'_, [Content]> = if facts.iter().take(before.len()).any(|f| f.pinned)
@@ -913,6 +949,7 @@ impl Compactor {
             ledger,
             system_instruction: request.system_instruction.clone(),
             fit: prepared.state,
+            previous_summary,
         });
         SendDecision::Summarize {
             id,
@@ -940,6 +977,99 @@ impl Compactor {
             self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         }
         self.run(pending)
+    }
+
+    /// The ledger fallback (`fallback: "ledger"`): a forced run that
+    /// `failure` ended, whose next send would not fit (its prompt is at or
+    /// past `hard`), compacts without a model. The replaced part becomes the
+    /// library's record ([`SUMMARY_UNAVAILABLE`], the previous summary, the
+    /// ledger's section), judged as a summary would be, so the kept tail,
+    /// pinned messages, tool-call pairing and the no-loop check hold. The
+    /// outcome is COMPRESSED with `method: Ledger` and the failure as its
+    /// cause; when even the record does not fit, `failure` as it was.
+    fn fall_back<C>(
+        &mut self,
+        pending: &Pending,
+        failure: CompactionOutcome<C>,
+    ) -> CompactionOutcome<C> {
+        let Some((head, summary, new_tokens)) = self.ledger_record(pending) else {
+            return failure;
+        };
+        let cause = match failure {
+            CompactionOutcome::SummarizerFailed { cause, .. } => cause,
+            other => SummarizerCause::Answer(unusable_summary(other.status())),
+        };
+        CompactionOutcome::Compressed {
+            run: Run {
+                method: Method::Ledger,
+                ..self.run(pending)
+            },
+            head,
+            pinned: pending.pinned.clone(),
+            copied_from: pending.fit.tail_sources.clone(),
+            summary,
+            new_token_count: new_tokens,
+            new_token_count_estimated: true,
+            // No model summary to check.
+            summary_check: None,
+            cause: Some(cause),
+        }
+    }
+
+    /// The ledger fallback's new head, summary text and size, when it is
+    /// due and fits (then the chat takes the new size, and the failure
+    /// count is reset as for any COMPRESSED run). Not generic over the
+    /// host's error type, so that the module holds it once.
+    #[inline(never)]
+    fn ledger_record(&mut self, pending: &Pending) -> Option<(Vec<Content>, String, u64)> {
+        if !(self.options.fit.fallback_ledger
+            && pending.trigger.is_forced()
+            && pending.estimate as f64 >= self.thresholds.hard)
+        {
+            return None;
+        }
+        let ceiling = self.thresholds.auto.min(pending.fit.limit) - pending.fit.pending_tokens;
+        let ledger = pending
+            .ledger
+            .as_ref()
+            .map(|ledger| (ledger, pending.system_instruction.as_str()));
+        // With the previous summary if it fits, else without it.
+        let mut texts = [
+            pending
+                .previous_summary
+                .as_ref()
+                .map(|previous| format!("{SUMMARY_UNAVAILABLE}\n\n{previous}")),
+            Some(SUMMARY_UNAVAILABLE.to_string()),
+        ];
+        let mut record = None;
+        for text in texts.iter_mut().filter_map(Option::take) {
+            let answer = SummaryAnswer {
+                text,
+                ..SummaryAnswer::default()
+            };
+            let verdict = judge(
+                &pending.basis,
+                answer,
+                &self.options.estimate,
+                ceiling,
+                ledger,
+            );
+            if let Verdict::Compressed {
+                head,
+                summary,
+                new_tokens,
+                ..
+            } = no_loop(verdict, &pending.fit)
+            {
+                record = Some((head, summary, new_tokens));
+                break;
+            }
+        }
+        let (mut head, summary, new_tokens) = record?;
+        head.extend(pending.fit.tail_copies.iter().cloned());
+        self.consecutive_failures = 0;
+        self.last_prompt_token_count = new_tokens;
+        Some((head, summary, new_tokens))
     }
 
     fn run(&self, pending: &Pending) -> Run {
@@ -989,6 +1119,18 @@ fn no_loop(verdict: Verdict, fit: &FitState) -> Verdict {
         },
         other => other,
     }
+}
+
+/// The cause a ledger-fallback outcome carries for a summary that came back
+/// but could not be used (`status`: empty, truncated or inflating).
+fn unusable_summary(status: outcome::CompactionStatus) -> Error {
+    Error::new(
+        ErrorCode::InvalidAnswer,
+        format!(
+            "the summary was unusable ({}); the library's record replaced the history instead",
+            status.as_str()
+        ),
+    )
 }
 
 /// The ladder for a chat's window ([`CHAT_WINDOW`]: finite, ≥ 1).

@@ -1,6 +1,7 @@
 //! What a compaction did: the [`CompactionStatus`] list and the
 //! [`CompactionOutcome`], one variant per status, so that only a COMPRESSED
-//! outcome holds a summary and only a SUMMARIZER_FAILED one a cause.
+//! outcome holds a summary and only a failed one (or one the ledger fallback
+//! compressed) a cause.
 //!
 //! The outcome does not hold the host's messages: a COMPRESSED outcome holds
 //! the new history's head (summary, acknowledgement, maybe a bridge) and
@@ -13,10 +14,11 @@
 //! `newTokenCount`, `newTokenCountEstimated`, `consecutiveFailures`,
 //! `summary`, `summaryCheck` (`{ sections: { name: bool }, missingFiles:
 //! [path] }` on COMPRESSED and INFLATED with the ledger on, else `null`),
-//! `summaryCalls`, `method` (`"summarized"` or `"cleared"`, `null` for
-//! NOOP), `overBy` with `noopReason: "messageTooLarge"`, on COMPRESSED
+//! `summaryCalls`, `method` (`"summarized"`, `"cleared"` or `"ledger"`,
+//! `null` for NOOP), `overBy` with `noopReason: "messageTooLarge"`, on COMPRESSED
 //! `head` and `pinned` (indices of the pinned messages before `keptFrom`,
-//! which the new history starts with), and on SUMMARIZER_FAILED `cause`
+//! which the new history starts with), and on SUMMARIZER_FAILED (and
+//! COMPRESSED with `method: "ledger"`) `cause`
 //! (`{ code, message }` when the answer was unusable, `{ message }` for a
 //! failure of the host's summarizer, whose own error the caller keeps).
 
@@ -231,6 +233,9 @@ pub enum Method {
     /// By replacing old tool outputs with one-line markers, without a model
     /// call (`clearToolOutputs`).
     Cleared,
+    /// By the library's own record, without a usable summary: a forced run
+    /// whose summarizer failed, with `fallback: "ledger"`.
+    Ledger,
 }
 
 impl ToJson for Method {
@@ -240,6 +245,7 @@ impl ToJson for Method {
             match self {
                 Method::Summarized => "summarized",
                 Method::Cleared => "cleared",
+                Method::Ledger => "ledger",
             },
         );
     }
@@ -284,6 +290,16 @@ pub enum SummarizerCause<C> {
     /// The answer could not be used: malformed, or stopped for a refusal, a
     /// filter or a tool call. An `INVALID_ANSWER` error.
     Answer(Error),
+}
+
+impl SummarizerCause<Infallible> {
+    /// The same cause as one that could carry a host error of type `C`.
+    fn widen<C>(self) -> SummarizerCause<C> {
+        match self {
+            SummarizerCause::Answer(error) => SummarizerCause::Answer(error),
+            SummarizerCause::Host { cause, .. } => match cause {},
+        }
+    }
 }
 
 impl<C> SummarizerCause<C> {
@@ -347,6 +363,8 @@ pub enum CompactionOutcome<C = Infallible> {
         /// What the model's summary has of what was asked; `None` when the
         /// ledger is off.
         summary_check: Option<SummaryCheck>,
+        /// With `method: Ledger`, how the summarizer failed; else `None`.
+        cause: Option<SummarizerCause<C>>,
     },
     /// INFLATED: the summary would have made the prompt larger.
     Inflated {
@@ -554,10 +572,12 @@ impl<C> CompactionOutcome<C> {
         }
     }
 
-    /// SUMMARIZER_FAILED only: what went wrong.
+    /// SUMMARIZER_FAILED, and COMPRESSED by the ledger fallback: what went
+    /// wrong with the summarizer.
     pub fn cause(&self) -> Option<&SummarizerCause<C>> {
         match self {
             CompactionOutcome::SummarizerFailed { cause, .. } => Some(cause),
+            CompactionOutcome::Compressed { cause, .. } => cause.as_ref(),
             _ => None,
         }
     }
@@ -650,6 +670,7 @@ impl CompactionOutcome<Infallible> {
                 new_token_count,
                 new_token_count_estimated,
                 summary_check,
+                cause,
             } => CompactionOutcome::Compressed {
                 run,
                 head,
@@ -659,6 +680,7 @@ impl CompactionOutcome<Infallible> {
                 new_token_count,
                 new_token_count_estimated,
                 summary_check,
+                cause: cause.map(SummarizerCause::widen),
             },
             CompactionOutcome::Inflated {
                 run,
@@ -676,10 +698,7 @@ impl CompactionOutcome<Infallible> {
             CompactionOutcome::SummarizerFailed { run, cause } => {
                 CompactionOutcome::SummarizerFailed {
                     run,
-                    cause: match cause {
-                        SummarizerCause::Answer(error) => SummarizerCause::Answer(error),
-                        SummarizerCause::Host { cause, .. } => match cause {},
-                    },
+                    cause: cause.widen(),
                 }
             }
             CompactionOutcome::Aborted(run) => CompactionOutcome::Aborted(run),

@@ -214,6 +214,14 @@ export interface ChatCompactorOptions {
    * `setOverhead` changes it; the AI SDK adapter sets it from each call's system prompt and tools.
    */
   overheadTokens?: number;
+  /**
+   * `"ledger"`: when a forced run fails (the callback threw or rejected; the summary was empty,
+   * truncated, unusable or inflating) and the next send would not fit, compact without a model:
+   * the replaced part becomes the library's own record (the previous summary, the files changed,
+   * the user's own words, a line saying the summary model was unavailable). The result is
+   * COMPRESSED with `method: "ledger"` and the summarizer's failure as `cause`. Default `"none"`.
+   */
+  fallback?: "none" | "ledger";
   /** What compaction records from the replaced messages beside the model's summary (on by default). */
   ledger?: LedgerOptions;
 }
@@ -296,6 +304,8 @@ export interface SavedState {
     format?: MessageFormat;
     /** Written only when set. */
     overheadTokens?: number;
+    /** Written only when `"ledger"`. */
+    fallback?: "ledger";
   };
   consecutiveFailures: number;
   lastPromptTokenCount: number;
@@ -459,8 +469,14 @@ export interface CompactionResult<M extends object = Content> {
    * hold and was summarized in successive chunks, each request carrying the summary so far.
    */
   summaryCalls: number;
-  /** How the run compacts: by summary calls, or by clearing old tool outputs without a call; null for NOOP. */
-  method: "summarized" | "cleared" | null;
-  /** SUMMARIZER_FAILED: what your callback threw or rejected with, or a `CompactionError` (`INVALID_ANSWER`). */
+  /**
+   * How the run compacts: by summary calls, by clearing old tool outputs without a call, or by the
+   * library's own record when the summarizer failed (`fallback: "ledger"`); null for NOOP.
+   */
+  method: "summarized" | "cleared" | "ledger" | null;
+  /**
+   * SUMMARIZER_FAILED, and COMPRESSED with `method: "ledger"`: what your callback threw or rejected
+   * with, or a `CompactionError` (`INVALID_ANSWER`) saying why the summary was unusable.
+   */
   cause?: unknown;
 }
