@@ -324,3 +324,46 @@ test("the mock rejects what the real APIs reject (so a passing session means val
   assert.equal(mock.state.rejected.length - start, bad.length, "each one recorded");
   mock.state.rejected.splice(start);
 });
+
+// Issue 19, defect 9: a ready summarizer caps its output at the smaller of
+// the request's budget and the model's own limit when the model is known,
+// even on a chat that was given no `maxOutputTokens` (whose requests ask for
+// 20 000): the mock refuses a cap above the model's limit, as the APIs do.
+test("every ready summarizer caps at the model's own output limit when the model is known", async () => {
+  const history = [];
+  for (let i = 0; i < 20; i++) {
+    history.push({ role: "user", parts: [{ text: `Step ${i}: refactor src/mod${i}.rs. ` + "detail ".repeat(400) }] });
+    history.push({ role: "model", parts: [{ text: `Done with src/mod${i}.rs. ` + "notes ".repeat(400) }] });
+  }
+  const openai = new OpenAI({ apiKey: KEY, baseURL: `${mock.url}/openai/v1`, maxRetries: 0 });
+  const anthropic = new Anthropic({ apiKey: KEY, baseURL: `${mock.url}/anthropic`, maxRetries: 0 });
+  const provider = createOpenAI({ apiKey: KEY, baseURL: `${mock.url}/openai/v1` });
+  // The mock refuses a cap above the model's limit (gpt-4o-mini 16 384,
+  // claude-3-5-haiku 8 192): COMPRESSED means the cap sent was within it.
+  for (const [name, summarize] of [
+    ["openaiSummarizer gpt-4o-mini", openaiSummarizer(openai, { model: "gpt-4o-mini" })],
+    ["anthropicSummarizer claude-3-5-haiku", anthropicSummarizer(anthropic, { model: "claude-3-5-haiku-20241022" })],
+    ["aiSdkSummarizer gpt-4o-mini (a model object)", aiSdkSummarizer(generateText, { model: provider.chat("gpt-4o-mini"), params: { maxRetries: 0 } })],
+  ]) {
+    const chat = new ChatCompactor({ window: 128_000 });
+    let asked;
+    const r = await chat.compact(history, (request, context) => { asked = request.config.maxOutputTokens; return summarize(request, context); });
+    assert.equal(asked, 20_000, `${name}: the request's own budget`);
+    assert.equal(r.statusName, "COMPRESSED", `${name}: ${r.statusName} ${r.cause?.message ?? ""}`);
+    chat.free();
+  }
+});
+
+test("modelOutputLimit agrees with the core's modelLimits for every family and its spellings", () => {
+  const { modelOutputLimit } = summarizers;
+  const ids = ["gpt-4o-mini", "GPT-4o-2024-08-06", "openai/gpt-4o-mini", "gpt-4o-2024-05-13", "claude-3.5-haiku", "anthropic/claude-sonnet-4-20250514",
+    "us.anthropic.claude-3-5-sonnet-20240620-v1:0", "models/gemini-2.5-flash", "gemini-2.0-flash-001", "qwen3-coder-plus", "deepseek-chat",
+    "llama-3.3-70b", "my-finetune", "gpt-4o-minis", "", "  o3-mini  ", "o3@high"];
+  for (const id of ids) {
+    const core = cc.modelLimits(id);
+    assert.equal(modelOutputLimit(id), core.known ? core.maxOutputTokens : null, id);
+  }
+  assert.equal(modelOutputLimit({ modelId: "gpt-4o-mini" }), 16_384, "an AI SDK model object");
+  assert.equal(modelOutputLimit(null), null);
+  assert.equal(modelOutputLimit({ get modelId() { throw new Error("getter"); } }), null);
+});

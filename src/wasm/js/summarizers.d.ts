@@ -9,9 +9,16 @@ import type { Content, Summarize } from "../bundler/compaction_core.js";
 export interface SummarizerOptions {
   /** The model that writes the summary. */
   model: string;
-  /** The model's output limit: the cap sent is the smaller of this and the request's `config.maxOutputTokens`. */
+  /** An output limit of your own: the cap sent is the smallest of this, the model's known limit and the request's `config.maxOutputTokens`. */
   maxOutputTokens?: number;
 }
+
+/**
+ * The output limit of a model (an id, or an AI SDK model object with a `modelId`) in the core's model table,
+ * matched as `modelLimits` matches ids; null when the model is unknown or its family publishes none. Every
+ * summarizer caps its output at the smaller of the request's budget and this.
+ */
+export function modelOutputLimit(model: unknown): number | null;
 
 /** One text turn of a rendered summary request. */
 export interface SummaryTurn { role: "user" | "assistant"; text: string }

@@ -9,12 +9,42 @@
 //   messages. Tool calls and results become text, never the provider's tool
 //   calls: a summary request declares no tools, and a provider rejects a tool
 //   result whose call it was not given (or tool calls without tools);
-// - caps the output at the request's `config.maxOutputTokens` (and the
-//   summarizer's own `maxOutputTokens`, when lower) and asks for no thinking;
+// - caps the output at the request's `config.maxOutputTokens`, lowered to
+//   the model's own output limit when the core's model table knows the
+//   model, and to the summarizer's own `maxOutputTokens`; asks for no
+//   thinking;
 // - passes the run's abort signal to the SDK call, so an aborted run cancels
 //   the HTTP request;
 // - returns the provider's own stop reason and usage object: the library
 //   maps both (docs/behaviour.md, "Stop reasons"; docs/api.md, "Usage").
+
+// The core's model table (src/model_limits.rs), written by scripts/build.
+import { MODEL_OUTPUT_LIMITS } from "./model_table.js";
+
+/**
+ * The output limit of `model` (an id, or an AI SDK model object with a
+ * `modelId`) in the core's model table, matched as `modelLimits` matches it
+ * (any case; dots, underscores, colons, slashes, spaces and `@` as dashes; the
+ * family's name between dashes or the ends); null when unknown or when the
+ * family publishes none.
+ */
+export function modelOutputLimit(model) {
+  let id = model;
+  try {
+    if (typeof id !== "string") id = model?.modelId;
+  } catch {
+    id = undefined;
+  }
+  if (typeof id !== "string") return null;
+  const name = id.trim().replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[._:/ @]/g, "-");
+  for (const [family, limit] of MODEL_OUTPUT_LIMITS) {
+    for (let at = name.indexOf(family); at !== -1; at = name.indexOf(family, at + 1)) {
+      const end = at + family.length;
+      if ((at === 0 || name[at - 1] === "-") && (end === name.length || name[end] === "-")) return limit;
+    }
+  }
+  return null;
+}
 
 /** A short label of a media part, as the core writes media into a summary request. */
 function mediaLabel(kind, data) {
@@ -63,9 +93,15 @@ export function renderTurns(contents) {
   return turns;
 }
 
-/** The output cap: the request's, lowered to the summarizer's own `maxOutputTokens` when that is smaller. */
+/**
+ * The output cap: the request's, lowered to the model's own limit when the
+ * model table knows it (issue 19) and to the summarizer's own
+ * `maxOutputTokens` when that is smaller.
+ */
 function outputCap(request, options) {
-  const cap = request.config.maxOutputTokens;
+  let cap = request.config.maxOutputTokens;
+  const known = modelOutputLimit(options.model);
+  if (known !== null && known < cap) cap = known;
   const own = options.maxOutputTokens;
   return typeof own === "number" && own >= 1 && own < cap ? Math.floor(own) : cap;
 }
