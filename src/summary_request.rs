@@ -218,21 +218,19 @@ pub fn build_summary_request(
     let system_instruction = system_instruction(prompt, focus);
     let mut contents: Vec<Content> = head.iter().map(without_media).collect();
     contents.push(directive(head.first().is_some_and(is_summary_message)));
-    let request_tokens = message_tokens(&Content::text("user", &system_instruction), options)
-        + contents
-            .iter()
-            .map(|c| message_tokens(c, options))
-            .sum::<f64>();
-    SummaryRequest {
+    let mut request = SummaryRequest {
         system_instruction,
         contents,
         config: SummaryConfig {
-            max_output_tokens: max_output_tokens(window, (request_tokens * scale).ceil()),
+            max_output_tokens: 0,
             thinking_config: ThinkingConfig {
                 include_thoughts: false,
             },
         },
-    }
+    };
+    request.config.max_output_tokens =
+        max_output_tokens(window, (request_tokens(&request, options) * scale).ceil());
+    request
 }
 
 /// The final user turn of every summary request; `fold` when the messages
@@ -282,15 +280,44 @@ pub(crate) fn fold_request(
     }
 }
 
-/// The estimator's count of a request's input: its system instruction and
-/// every message.
+/// The estimator's count of a request's input as the provider sees it: its
+/// system instruction and every message, rendered ([`rendered_tokens`]).
 pub fn request_tokens(request: &SummaryRequest, options: &EstimateOptions) -> f64 {
     message_tokens(&Content::text("user", &request.system_instruction), options)
         + request
             .contents
             .iter()
-            .map(|c| message_tokens(c, options))
+            .map(|c| rendered_tokens(c, options))
             .sum::<f64>()
+}
+
+/// A request message's tokens as the provider sees it (issue 19): a summary
+/// request declares no tools, so its tool calls and results are sent as
+/// text — the ready summarizers write each as its JSON text, escaped
+/// newlines and quotes and all — which costs more than the parts' own
+/// count (a tool's output counted as the text it holds). Never below that
+/// count.
+pub fn rendered_tokens(content: &Content, options: &EstimateOptions) -> f64 {
+    let estimator = options.text_estimator();
+    let estimator = estimator.get();
+    let extra: f64 = content
+        .parts
+        .iter()
+        .map(|part| {
+            let (json, own) = match part.kind() {
+                PartKind::FunctionCall(call) => {
+                    (crate::json::to_string(call), estimator.function_call(call))
+                }
+                PartKind::FunctionResponse(response) => (
+                    crate::json::to_string(response),
+                    estimator.function_response(response),
+                ),
+                _ => return 0.0,
+            };
+            (estimator.text(&json) - own).max(0.0)
+        })
+        .sum();
+    message_tokens(content, options) + extra
 }
 
 /// What a request costs besides the messages it summarizes: the system

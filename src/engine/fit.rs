@@ -42,7 +42,7 @@ use crate::slim::{clear_tool_outputs, fit_messages, slim_message};
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, REQUEST_OVERHEAD_TOKENS, SummaryRequest, build_summary_request,
     fixed_overhead, fold_request, is_compaction_message, max_output_tokens, provider_scale,
-    request_tokens, summary_message, system_instruction, without_media,
+    rendered_tokens, request_tokens, summary_message, system_instruction, without_media,
 };
 
 use super::gap::Gap;
@@ -186,7 +186,7 @@ impl Chunks {
             let unit_end = unit_end(&self.messages, &self.facts, end);
             let unit: f64 = self.messages[end..unit_end]
                 .iter()
-                .map(|m| message_tokens(m, options))
+                .map(|m| rendered_tokens(m, options))
                 .sum();
             if end > start && used + unit > room {
                 break;

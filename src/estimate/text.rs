@@ -150,7 +150,7 @@ pub enum SelectedEstimator {
 
 impl SelectedEstimator {
     /// The selected estimator, to hand to the part walk.
-    pub(super) fn get(&self) -> &dyn TextEstimator {
+    pub(crate) fn get(&self) -> &dyn TextEstimator {
         match self {
             SelectedEstimator::Reference(r) => r,
             SelectedEstimator::Calibrated(c) => c,

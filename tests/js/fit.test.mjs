@@ -449,3 +449,37 @@ test("the ledger recognises the host's own tool names through the option", async
   assert.ok(!paths.some((path) => plain.summary.includes(path)));
   assert.deepEqual(plain.summaryCheck.missingFiles, []);
 });
+
+// Issue 19, defect 8: the summary request as the provider sees it. The
+// ready summarizers render tool calls and results as their JSON text
+// (escaped newlines and quotes), which costs more than the library's count
+// of the same parts; a 32,000-token OpenAI loop got a request of 19,065
+// prompt tokens with a 13,179 cap. The cap is sized from the rendered
+// request: its text, counted by the chat's estimator, and the cap fit the
+// window with the provider's margin.
+test("the summary request as rendered for the provider fits the window with its cap (tool results as escaped JSON)", async () => {
+  const { renderTurns } = await import("../../pkg/summarizers/index.js");
+  const code = (i) => Array.from({ length: 60 }, (_, j) => `    let value_${j} = "item \\"${i}.${j}\\"";\n\tprintln!("{}", value_${j});`).join("\n");
+  for (const window of [32_000, 48_000]) {
+    const history = [];
+    for (let i = 0; i < 40; i++) {
+      history.push(user(`Read src/file_${i}.rs and fix the quoting.`));
+      history.push({ role: "model", parts: [{ functionCall: { id: `r${i}`, name: "read_file", args: { path: `src/file_${i}.rs` } } }] });
+      history.push({ role: "user", parts: [{ functionResponse: { id: `r${i}`, name: "read_file", response: { output: code(i) } } }] });
+      history.push(model(`Fixed src/file_${i}.rs.`));
+    }
+    const chat = new ChatCompactor({ window });
+    const seen = [];
+    const r = await chat.beforeSend(history, next, (request) => {
+      const turns = renderTurns(request.contents);
+      const input = estimateContentTokens([user(request.systemInstruction), ...turns.map((t) => (t.role === "user" ? user(t.text) : model(t.text)))], CHAT_ESTIMATE);
+      seen.push({ input, cap: request.config.maxOutputTokens });
+      return summaryOf(request, seen.length, 1_000);
+    });
+    assert.equal(r.statusName, "COMPRESSED", `${window}: ${r.statusName}`);
+    for (const { input, cap } of seen) {
+      assert.ok(input + cap + REQUEST_OVERHEAD_TOKENS <= window,
+        `window ${window}: rendered input ${input} + cap ${cap} + margin ${REQUEST_OVERHEAD_TOKENS} = ${input + cap + REQUEST_OVERHEAD_TOKENS}`);
+    }
+  }
+});
