@@ -52,7 +52,7 @@ pub fn describe(value: &Value) -> String {
         && map.len() == 1
         && let Some(Value::String(kind)) = map.get("$unwritable")
     {
-        return format!("a {kind}");
+        return String::from("a ") + kind;
     }
     match value {
         Value::Null => "null".into(),

@@ -38,9 +38,8 @@ pub const ACKNOWLEDGEMENT: &str =
     "Understood. I have the summary of our earlier conversation and will continue from it.";
 /// The first line of the record the ledger fallback (`fallback: "ledger"`)
 /// writes in place of a summary when the summary model failed.
-pub const SUMMARY_UNAVAILABLE: &str = "The summary model was unavailable, so this record was \
-written by the library from the replaced messages: the previous summary, the files changed and \
-the user's own words.";
+pub const SUMMARY_UNAVAILABLE: &str =
+    "The summary model was unavailable: the library recorded this from the replaced messages.";
 /// The user line placed before a kept tail that starts with a model message,
 /// so that user and model keep alternating.
 pub const BRIDGE: &str = "Continue from where the conversation left off.";

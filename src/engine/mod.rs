@@ -1124,13 +1124,9 @@ fn no_loop(verdict: Verdict, fit: &FitState) -> Verdict {
 /// The cause a ledger-fallback outcome carries for a summary that came back
 /// but could not be used (`status`: empty, truncated or inflating).
 fn unusable_summary(status: outcome::CompactionStatus) -> Error {
-    Error::new(
-        ErrorCode::InvalidAnswer,
-        format!(
-            "the summary was unusable ({}); the library's record replaced the history instead",
-            status.as_str()
-        ),
-    )
+    let mut message = String::from("the summary could not be used: ");
+    message.push_str(status.as_str());
+    Error::new(ErrorCode::InvalidAnswer, message)
 }
 
 /// The ladder for a chat's window ([`CHAT_WINDOW`]: finite, ≥ 1).
