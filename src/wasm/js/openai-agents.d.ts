@@ -1,19 +1,8 @@
 // ---- compaction-core/openai-agents: a compacting Session and a per-call guard for @openai/agents. ----
-// Structural types only: nothing is imported from @openai/agents.
+// Types only from @openai/agents (the host's own); nothing is imported from it at run time.
 
+import type { AgentInputItem, CallModelInputFilter, Session } from "@openai/agents";
 import type { ChatCompactorOptions, CompactionResult, Summarize } from "../bundler/compaction_core.js";
-
-/** An item of an Agents SDK session (`AgentInputItem`): Responses items in the SDK's spelling. */
-export type AgentItem = { [key: string]: unknown };
-
-/** The Agents SDK's `Session` interface. */
-export interface SessionLike {
-  getSessionId(): Promise<string>;
-  getItems(limit?: number): Promise<AgentItem[]>;
-  addItems(items: AgentItem[]): Promise<void>;
-  popItem(): Promise<AgentItem | undefined>;
-  clearSession(): Promise<void>;
-}
 
 /** The part of an OpenAI client the summarizer calls (`client.responses.create`). */
 export interface ResponsesClientLike {
@@ -35,7 +24,7 @@ export interface AgentsCompactionOptions extends Omit<ChatCompactorOptions, "win
 /** Options of `new CompactionSession(options)`. */
 export interface CompactionSessionOptions extends AgentsCompactionOptions {
   /** The session whose items are kept within the window (default: items in memory). */
-  session?: SessionLike;
+  session?: Session;
 }
 
 /**
@@ -46,19 +35,13 @@ export interface CompactionSessionOptions extends AgentsCompactionOptions {
  * const session = new CompactionSession({ model: "gpt-4o-mini", summarizer: { client: new OpenAI(), model: "gpt-4o-mini" } });
  * await run(agent, "Refactor src/", { session, callModelInputFilter: compactionGuard({ model: "gpt-4o-mini", summarizer: { client, model: "gpt-4o-mini" } }) });
  */
-export class CompactionSession implements SessionLike {
+export class CompactionSession implements Session {
   constructor(options: CompactionSessionOptions);
   getSessionId(): Promise<string>;
-  getItems(limit?: number): Promise<AgentItem[]>;
-  addItems(items: AgentItem[]): Promise<void>;
-  popItem(): Promise<AgentItem | undefined>;
+  getItems(limit?: number): Promise<AgentInputItem[]>;
+  addItems(items: AgentInputItem[]): Promise<void>;
+  popItem(): Promise<AgentInputItem | undefined>;
   clearSession(): Promise<void>;
-}
-
-/** What a `callModelInputFilter` receives and returns (the SDK's `ModelInputData`). */
-export interface ModelInputDataLike {
-  input: AgentItem[];
-  instructions?: string;
 }
 
 /**
@@ -66,4 +49,4 @@ export interface ModelInputDataLike {
  * the instructions and the agent's tool schemas counted, the input compacted when due, the compaction
  * re-applied to the run's later calls without another summary.
  */
-export function compactionGuard(options: AgentsCompactionOptions): (args: { modelData: ModelInputDataLike; agent: unknown; context: unknown }) => Promise<ModelInputDataLike>;
+export function compactionGuard(options: AgentsCompactionOptions): CallModelInputFilter;

@@ -144,7 +144,7 @@ export function langchainSummarizer(model: LangChainChatModelLike, options?: { m
 export interface OpenAIResponsesClientLike {
   responses: {
     create(
-      body: { model: string; instructions: string; input: TextMessage<"user" | "assistant">[]; max_output_tokens: number; store: false; reasoning?: { effort: string } },
+      body: { model: string; instructions: string; input: TextMessage<"user" | "assistant">[]; max_output_tokens: number; store: false; stream?: false | null },
       options?: SignalOption,
     ): PromiseLike<{
       status?: string | null;
