@@ -30,6 +30,10 @@
 //                                     lines: each fn's options are exactly those keys, `?` the optional ones.
 //   <!-- snippet: loop FILE -->       identical to FILE, which tests/js/readme-loops.test.mjs compiles with
 //                                     the SDKs' types and runs against the mock until it compacts twice.
+//   <!-- snippet: example FILE -->    identical to FILE, a program of a framework's test folder (tests/langchain/,
+//                                     tests/openai-agents/) whose examples.test.mjs compiles it with
+//                                     tsc --strict against that folder's real packages and runs it
+//                                     against the window mock (scripts/test, layer 4).
 //   <!-- snippet: formula FN -->      `name = expression   comment` lines, evaluated by JavaScript and held
 //                                     to FN's results (Object.is) on the junctions and 2 000 random windows;
 //                                     an UPPER_CASE name is the library's constant of that name
@@ -612,6 +616,13 @@ const CHECKS = {
     assert.equal(block.text, printed, `${file} is ${block.file}'s loop as printed`);
     assert.match(readFileSync(path.join(here, "readme-loops.test.mjs"), "utf8"), new RegExp(`\\["${path.basename(file, ".mts")}", "\\w+"\\]`),
       "tests/js/readme-loops.test.mjs runs it");
+  },
+  async example(block, [file]) {
+    const printed = readFileSync(path.join(root, file), "utf8");
+    assert.equal(block.text, printed, `${file} is ${block.file}'s example as printed`);
+    const runner = path.join(root, path.dirname(path.dirname(file)), "examples.test.mjs");
+    assert.ok(existsSync(runner), `${path.relative(root, runner)} runs the examples`);
+    assert.ok(readFileSync(runner, "utf8").includes(file), `${path.relative(root, runner)} runs ${file}`);
   },
   async formula(block, [fn]) {
     assert.equal(fn, "computeThresholds");
