@@ -182,6 +182,15 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
         ? [{ type: "text", text: "Reading it." }, { type: "tool_use", id: `toolu_${n}`, name: "read_file", input: { path: `src/mod${n}.rs` } }]
         : [{ type: "text", text: summary ? SUMMARY_TEXT : `Done: the module is refactored (${n}).` }];
       const prompt = tokensOf([body.system, body.messages]);
+      if (body.compaction?.type === "summarize") {
+        // On-demand compaction (beta): only the compaction block; `finish: "unreadable"` gives it no readable content.
+        return {
+          id: `msg_${n}`, type: "message", role: "assistant", model: body.model,
+          content: [{ type: "compaction", content: finish === "unreadable" ? null : SUMMARY_TEXT, encrypted_content: "EqQBCkgIARABGAIiQ" }],
+          stop_reason: finish === "unreadable" ? "end_turn" : (finish ?? "end_turn"), stop_sequence: null,
+          usage: { input_tokens: prompt, output_tokens: 40, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+        };
+      }
       // Half the prompt read from the cache: the library sums the three input fields.
       const cached = Math.floor(prompt / 2);
       return {
@@ -213,6 +222,8 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
 
   /** Whether a request is a summary request: the library's system prompt, and no tools. */
   function isSummary(provider, body) {
+    // Anthropic's on-demand compaction carries the prompt as its instructions.
+    if (provider === "anthropic" && body.compaction?.type === "summarize") return !body.tools && /summar/i.test(String(body.compaction.instructions));
     const system = provider === "openai" ? body.messages?.[0]?.content : provider === "anthropic" ? body.system : body.systemInstruction?.parts?.map((p) => p.text).join("");
     return !body.tools && typeof system === "string" && /summar/i.test(system);
   }
