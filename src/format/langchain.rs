@@ -278,17 +278,13 @@ pub(crate) fn blocks(
             // redacted_thinking, non_standard, server tool blocks, newer
             // blocks: counted whole.
             (_, None) => parts.push(unknown_part(block)),
+            // (Another format's parts were named by the message's check.)
             (_, Some(role)) => {
-                return Err(match super::sniff_part(map) {
-                    Some(format) if format != Format::OpenAiResponses => {
-                        mismatch(&block_path, &super::observed_part(map), format)
-                    }
-                    _ => invalid(format!(
-                        "{block_path} has type {kind}, which a {role} message does not hold",
-                        kind = Quoted(kind),
-                        role = Quoted(role)
-                    )),
-                });
+                return Err(invalid(format!(
+                    "{block_path} has type {kind}, which a {role} message does not hold",
+                    kind = Quoted(kind),
+                    role = Quoted(role)
+                )));
             }
         }
     }
