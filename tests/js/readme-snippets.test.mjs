@@ -40,6 +40,8 @@
 //                                     (ladderConstants()).
 //   <!-- snippet: expression FN -->   `FN(args) =` then a JavaScript expression over the library's functions,
 //                                     held to FN's results on generated arguments.
+//   <!-- snippet: compile -->         a TypeScript module compiled by tsc --strict (nodenext) against the package and
+//                                     the frameworks' own types (FRAMEWORKS: the packages the adapter tests install).
 //   <!-- snippet: map -->             a diagram of the code: every file or folder it names exists under src/,
 //                                     every CamelCase or snake_case name in it is defined in src/.
 //   <!-- snippet: output COMMAND -->  COMMAND's output, held to the real output (OUTPUTS[COMMAND]).
@@ -403,6 +405,9 @@ export const same: Equal<${name}, Declared> = true;
 `;
       writeProgram(`declaration/${name}.mts`, `${prelude}${block.text}${epilogue}`, block, 1);
     },
+    compile(block) {
+      writeProgram(`compile/${blocks.indexOf(block)}.mts`, block.text, block);
+    },
     signatures(block, [entry]) {
       const [importLine, ...lines] = block.lines.filter((l) => l.trim() !== "");
       assert.ok(importLine.startsWith("import ") && importLine.includes(`"${entry}"`), `${where(block)}: starts with an import of ${entry}`);
@@ -429,7 +434,14 @@ export const same: Equal<${name}, Declared> = true;
     mkdirSync(path.join(work, "node_modules"), { recursive: true });
     symlinkSync(path.join(root, "pkg"), path.join(work, "node_modules", name), "dir");
   }
-  mkdirSync(path.join(work, "node_modules/@google"));
+  // The frameworks a `compile` block imports, from the folders their tests install them in.
+  for (const [name, from] of Object.entries(FRAMEWORKS)) {
+    if (existsSync(path.join(work, "node_modules", name))) continue;
+    assert.ok(existsSync(path.join(root, from, name)), `${from}${name} is installed (scripts/setup)`);
+    mkdirSync(path.dirname(path.join(work, "node_modules", name)), { recursive: true });
+    symlinkSync(path.join(root, from, name), path.join(work, "node_modules", name), "dir");
+  }
+  mkdirSync(path.join(work, "node_modules/@google"), { recursive: true });
   symlinkSync(path.join(root, "tests/node_modules/@google/genai"), path.join(work, "node_modules/@google/genai"), "dir");
   symlinkSync(path.join(root, "tests/node_modules/vite-plugin-wasm"), path.join(work, "node_modules/vite-plugin-wasm"), "dir");
   for (const [project, options] of Object.entries(PROJECTS)) {
@@ -542,7 +554,22 @@ function buildVite() {
   return viteBuild;
 }
 
+/** Where the frameworks of the `compile` blocks are installed (each by its own tests' folder). */
+const FRAMEWORKS = {
+  ai: "tests/node_modules/",
+  "@ai-sdk/openai": "tests/node_modules/",
+  langchain: "tests/langchain/node_modules/",
+  "@langchain/openai": "tests/langchain/node_modules/",
+  "@langchain/core": "tests/langchain/node_modules/",
+  "@openai/agents": "tests/openai-agents/node_modules/",
+  openai: "tests/node_modules/",
+};
+
 const CHECKS = {
+  async compile(block) {
+    assertCompiles(block);
+    assert.ok(programs.has(`compile/${blocks.indexOf(block)}.mts`), "the block was compiled");
+  },
   async page(block) {
     assertCompiles(block);
     const expected = promisedLogs(block.text);
