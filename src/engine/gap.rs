@@ -1,4 +1,4 @@
-//! The usage gap (issue 19, defect 6): what the provider counted in the
+//! The usage gap (`overheadTokens`, `setOverhead`: docs/api.md): what the provider counted in the
 //! last prompt beyond the estimator's count of the history the host passed.
 //!
 //! The gap has two parts. What the host sends besides the messages (the

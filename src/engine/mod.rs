@@ -383,7 +383,7 @@ impl Compactor {
     /// The estimated prompt: the last usage and the pending messages, or,
     /// without usage, the declared overhead, the history and the pending
     /// messages. With one pending message and no overhead declared, this is
-    /// [`estimate_prompt_tokens`] (SPEC §2).
+    /// [`estimate_prompt_tokens`] (docs/spec.md §2).
     fn estimate_prompt(&self, history: &[Content], pending: &[Content]) -> u64 {
         let options = &self.options.estimate;
         match (pending, self.options.fit.overhead_tokens) {

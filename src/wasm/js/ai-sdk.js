@@ -119,7 +119,7 @@ function chatOptions(options, model) {
   return chat;
 }
 
-// Whether the core has the ledger fallback (issue 19): on by default here.
+// Whether the core has the ledger fallback (fallback: "ledger", docs/behaviour.md): on by default here.
 let FALLBACK_SUPPORTED = false;
 try {
   new ChatCompactor({ window: 32_000, fallback: "ledger" }).free();

@@ -309,7 +309,7 @@ function isAborted(signal) {
   }
 }
 
-// ---- A compaction that survives loops which rebuild the prompt (issue 21).
+// ---- A compaction that survives loops which rebuild the prompt (reapply; docs/api.md).
 // The chat remembers the messages its last compaction replaced, by a
 // fingerprint of each one's JSON text (never object identity), and the head
 // that replaced them; `reapply` puts the head back in any prompt that starts
