@@ -47,7 +47,7 @@
 //   <!-- snippet: output COMMAND -->  COMMAND's output, held to the real output (OUTPUTS[COMMAND]).
 //   <!-- snippet: shell NAME -->      shell commands: every command is a repository script or on PATH, and
 //                                     SHELLS[NAME] runs what it claims (temporary directories only).
-//   <!-- snippet: tree -->            the Layout tree: every path in it exists, and every file git tracks
+//   <!-- snippet: tree -->            the crate's map (docs/architecture.md): every path in it exists, and every file git tracks
 //                                     under src/ and crates/*/src/ is in it.
 //
 // Type-checking is `tsc --strict --noEmit` over every program the snippets
@@ -781,7 +781,7 @@ const CHECKS = {
       const beside = path.posix.dirname(first.replace(/\/$/, ""));
       for (const [i, name] of names.entries()) {
         const full = i === 0 ? first : `${beside === "." ? "" : `${beside}/`}${name}`;
-        assert.ok(existsSync(path.join(root, full)), `the Layout names ${full}, which does not exist`);
+        assert.ok(existsSync(path.join(root, full)), `${block.file}'s map names ${full}, which does not exist`);
         if (full.endsWith("/")) assert.ok(statSync(path.join(root, full)).isDirectory(), `${full} is a directory`);
         listed.add(full.replace(/\/$/, ""));
       }
@@ -791,7 +791,7 @@ const CHECKS = {
     const sources = stdout.split("\n").filter((f) => /^(src|crates\/[^/]+\/src)\//.test(f));
     assert.ok(sources.length > 0);
     const missing = sources.filter((f) => !listed.has(f));
-    assert.deepEqual(missing, [], "every file under src/ and crates/*/src/ is in the Layout");
+    assert.deepEqual(missing, [], `every file under src/ and crates/*/src/ is in ${block.file}'s map (add a line for each new file)`);
   },
 };
 
