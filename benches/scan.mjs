@@ -18,32 +18,43 @@
 /** Names of the counts, in the order `scan` returns them (FEATURE_NAMES in Rust). */
 export const FEATURE_NAMES = [
   "latin_letters", "words", "case_humps", "upper_letters", "caps_letters",
-  "vowels", "consonant_clusters", "latin_ext_letters", "cyrillic_letters",
-  "greek_letters", "other_letters", "long_word_excess", "han", "kana",
-  "hangul", "cjk_runs", "cjk_punct", "digits", "digit_runs", "digit_triples",
-  "space_before_digit", "newlines", "blank_lines", "indent_runs",
-  "indent_chars", "tabs", "ascii_punct", "punct_runs", "punct_before_word",
-  "bmp_symbols", "astral_symbols", "emoji", "bmp_emoji", "flags",
-  "emoji_parts", "base64_chars", "hex_chars",
+  "vowels", "consonant_clusters", "rare_bigrams", "latin_ext_letters", "combining_marks",
+  "vietnamese_letters", "cyrillic_letters", "greek_letters",
+  "armenian_letters", "georgian_letters", "hebrew_letters", "arabic_letters",
+  "devanagari_letters", "bengali_letters", "tamil_letters", "indic_letters",
+  "thai_letters", "other_letters", "script_words", "long_word_excess", "han",
+  "kana", "hangul", "cjk_runs", "cjk_punct", "digits", "digit_runs",
+  "digit_triples", "space_before_digit", "newlines", "blank_lines",
+  "indent_runs", "indent_chars", "tabs", "ascii_punct", "punct_runs",
+  "punct_before_word", "bmp_symbols", "astral_symbols", "emoji", "bmp_emoji",
+  "flags", "emoji_parts", "base64_chars", "hex_chars", "repeat_pieces",
+  "utf8_bytes",
 ];
 export const FEATURE_COUNT = FEATURE_NAMES.length;
 
-const LATIN_LETTERS = 0, WORDS = 1, CASE_HUMPS = 2, UPPER_LETTERS = 3,
-  CAPS_LETTERS = 4, VOWELS = 5, CONSONANT_CLUSTERS = 6, LATIN_EXT_LETTERS = 7,
-  CYRILLIC_LETTERS = 8, GREEK_LETTERS = 9, OTHER_LETTERS = 10,
-  LONG_WORD_EXCESS = 11, HAN = 12, KANA = 13, HANGUL = 14, CJK_RUNS = 15,
-  CJK_PUNCT = 16, DIGITS = 17, DIGIT_RUNS = 18, DIGIT_TRIPLES = 19,
-  SPACE_BEFORE_DIGIT = 20, NEWLINES = 21, BLANK_LINES = 22, INDENT_RUNS = 23,
-  INDENT_CHARS = 24, TABS = 25, ASCII_PUNCT = 26, PUNCT_RUNS = 27,
-  PUNCT_BEFORE_WORD = 28, BMP_SYMBOLS = 29, ASTRAL_SYMBOLS = 30, EMOJI = 31,
-  BMP_EMOJI = 32, FLAGS = 33, EMOJI_PARTS = 34, BASE64_CHARS = 35,
-  HEX_CHARS = 36;
+const [LATIN_LETTERS, WORDS, CASE_HUMPS, UPPER_LETTERS, CAPS_LETTERS, VOWELS,
+  CONSONANT_CLUSTERS, RARE_BIGRAMS, LATIN_EXT_LETTERS, COMBINING_MARKS, VIETNAMESE_LETTERS,
+  CYRILLIC_LETTERS, GREEK_LETTERS, ARMENIAN_LETTERS, GEORGIAN_LETTERS,
+  HEBREW_LETTERS, ARABIC_LETTERS, DEVANAGARI_LETTERS, BENGALI_LETTERS,
+  TAMIL_LETTERS, INDIC_LETTERS, THAI_LETTERS, OTHER_LETTERS, SCRIPT_WORDS,
+  LONG_WORD_EXCESS, HAN, KANA, HANGUL, CJK_RUNS, CJK_PUNCT, DIGITS, DIGIT_RUNS,
+  DIGIT_TRIPLES, SPACE_BEFORE_DIGIT, NEWLINES, BLANK_LINES, INDENT_RUNS,
+  INDENT_CHARS, TABS, ASCII_PUNCT, PUNCT_RUNS, PUNCT_BEFORE_WORD, BMP_SYMBOLS,
+  ASTRAL_SYMBOLS, EMOJI, BMP_EMOJI, FLAGS, EMOJI_PARTS, BASE64_CHARS,
+  HEX_CHARS, REPEAT_PIECES, UTF8_BYTES] = FEATURE_NAMES.keys();
 
 const LONG_WORD = 8;
+// Per ASCII letter, the letters that commonly follow it in English, one bit
+// each (COMMON_PAIRS in scan.rs).
+const COMMON_PAIRS = [
+  20887918, 17976081, 1985941, 1327449, 32487807, 1720625, 1196433, 1720593, 36633727, 262288,
+  262161, 18664217, 1364251, 20761981, 8322415, 2021657, 1048576, 18775391, 20760981, 22989213,
+  964959, 337, 4612497, 557073, 843776, 16,
+];
 const BASE64_MIN_RUN = 20;
 const HEX_MIN_RUN = 8;
 // In a run of one repeated ASCII character, the characters after the first
-// few leave the other counts; each full piece of a token's length is a word.
+// few leave the other counts; each full piece of a token's length is a repeat piece.
 const RULE_REPEAT_FREE = 3, RULE_REPEAT_PIECE = 64;
 const CHAR_REPEAT_FREE = 8, CHAR_REPEAT_PIECE = 8;
 
@@ -62,6 +73,7 @@ export function scan(text) {
   let runLen = 0;
   let prevLower = false;
   let consonants = 0;
+  let prevLetter = 26; // the previous character's letter index when an ASCII letter
   let wordUpper = false;
   let wordLower = false;
   let afterNewline = false;
@@ -93,7 +105,7 @@ export function scan(text) {
           u === 0x2f || u === 0x3d || u === 0x5f || u === 0x7e || u === 0x25;
         const free = rule ? RULE_REPEAT_FREE : CHAR_REPEAT_FREE;
         if (same > free) {
-          if ((same - free) % (rule ? RULE_REPEAT_PIECE : CHAR_REPEAT_PIECE) === 0) f[WORDS]++;
+          if ((same - free) % (rule ? RULE_REPEAT_PIECE : CHAR_REPEAT_PIECE) === 0) f[REPEAT_PIECES]++;
           continue;
         }
       }
@@ -121,6 +133,13 @@ export function scan(text) {
       } else {
         consonants = 0;
       }
+      if (asciiUpper || asciiLower) {
+        const letter = l - 0x61;
+        if (prevLetter < 26 && (COMMON_PAIRS[prevLetter] & (1 << letter)) === 0) f[RARE_BIGRAMS]++;
+        prevLetter = letter;
+      } else {
+        prevLetter = 26;
+      }
       if (asciiLower) {
         script = LATIN_LETTERS;
         lower = true;
@@ -145,6 +164,7 @@ export function scan(text) {
       }
     } else {
       consonants = 0;
+      prevLetter = 26;
       if (u === 0xa0 || u === 0x1680 || (u >= 0x2000 && u <= 0x200a) || u === 0x202f || u === 0x205f) {
         c = SPACE;
       } else if (u === 0x2028 || u === 0x2029 || u === 0x85) {
@@ -156,16 +176,23 @@ export function scan(text) {
       } else if (u >= 0xdf && u <= 0xff && u !== 0xf7) {
         script = LATIN_EXT_LETTERS;
         lower = true;
+      } else if (u >= 0x1ea0 && u <= 0x1ef9) {
+        script = VIETNAMESE_LETTERS;
+        upper = (u & 1) === 0;
+        lower = !upper;
       } else if ((u >= 0x100 && u <= 0x24f) || (u >= 0x1e00 && u <= 0x1eff)) {
         script = LATIN_EXT_LETTERS;
         upper = (u & 1) === 0;
         lower = !upper;
-      } else if (u >= 0x300 && u <= 0x36f) {
+      } else if (u >= 0x250 && u <= 0x2af) {
         script = LATIN_EXT_LETTERS;
+        lower = true;
+      } else if ((u >= 0x300 && u <= 0x36f) || (u >= 0x1dc0 && u <= 0x1dff)) {
+        script = COMBINING_MARKS;
       } else if (u >= 0x391 && u <= 0x3a9) {
         script = GREEK_LETTERS;
         upper = true;
-      } else if (u >= 0x370 && u <= 0x3ff) {
+      } else if ((u >= 0x370 && u <= 0x3ff) || (u >= 0x1f00 && u <= 0x1fff)) {
         script = GREEK_LETTERS;
         lower = true;
       } else if (u >= 0x400 && u <= 0x42f) {
@@ -174,11 +201,37 @@ export function scan(text) {
       } else if (u >= 0x430 && u <= 0x52f) {
         script = CYRILLIC_LETTERS;
         lower = true;
+      } else if (u >= 0x531 && u <= 0x556) {
+        script = ARMENIAN_LETTERS;
+        upper = true;
+      } else if (u >= 0x530 && u <= 0x58f) {
+        script = ARMENIAN_LETTERS;
+        lower = true;
+      } else if ((u >= 0x590 && u <= 0x5ff) || (u >= 0xfb1d && u <= 0xfb4f)) {
+        script = HEBREW_LETTERS;
+      } else if ((u >= 0x600 && u <= 0x6ff) || (u >= 0x750 && u <= 0x77f) || (u >= 0x8a0 && u <= 0x8ff) || (u >= 0xfb50 && u <= 0xfdff) || (u >= 0xfe70 && u <= 0xfeff)) {
+        script = ARABIC_LETTERS;
+      } else if (u >= 0x900 && u <= 0x97f) {
+        script = DEVANAGARI_LETTERS;
+      } else if (u >= 0x980 && u <= 0x9ff) {
+        script = BENGALI_LETTERS;
+      } else if (u >= 0xb80 && u <= 0xbff) {
+        script = TAMIL_LETTERS;
+      } else if (u >= 0xa00 && u <= 0xdff) {
+        script = INDIC_LETTERS;
+      } else if (u >= 0xe00 && u <= 0xeff) {
+        script = THAI_LETTERS;
+      } else if ((u >= 0x10a0 && u <= 0x10ff) || (u >= 0x1c90 && u <= 0x1cbf) || (u >= 0x2d00 && u <= 0x2d2f)) {
+        script = GEORGIAN_LETTERS;
       } else if ((u >= 0x1100 && u <= 0x11ff) || (u >= 0x3130 && u <= 0x318f) || (u >= 0xac00 && u <= 0xd7af)) {
         f[HANGUL]++;
         c = CJK;
-      } else if (u >= 0x530 && u <= 0x1dbf) {
+      } else if (u >= 0x700 && u <= 0x1dbf) {
         script = OTHER_LETTERS;
+      } else if (u === 0x200c) {
+        // The zero-width non-joiner, inside Persian and Indic words: a
+        // letter of no script.
+        script = BMP_SYMBOLS;
       } else if ((u >= 0x3040 && u <= 0x30ff) || (u >= 0x31f0 && u <= 0x31ff) || (u >= 0xff66 && u <= 0xff9f)) {
         f[KANA]++;
         c = CJK;
@@ -211,6 +264,8 @@ export function scan(text) {
     if (script >= 0) {
       // Scanner::letter
       f[script]++;
+      // A word that starts with a letter of a non-Latin alphabet.
+      if (cls !== LETTER && script >= CYRILLIC_LETTERS && script <= OTHER_LETTERS) f[SCRIPT_WORDS]++;
       if (upper) {
         f[UPPER_LETTERS]++;
         if (prevLower) f[CASE_HUMPS]++;
@@ -291,7 +346,24 @@ export function scan(text) {
   }
   if (anLen >= HEX_MIN_RUN && !anNotHex && anDigit && (anUpper || anLower)) f[HEX_CHARS] += anLen;
   if (b64Len >= BASE64_MIN_RUN && b64Upper && b64Lower && b64Digit) f[BASE64_CHARS] += b64Len;
+  f[UTF8_BYTES] = utf8Length(text);
   return f;
+}
+
+/** UTF-8 bytes of a string (lone surrogates as U+FFFD, 3 bytes). */
+function utf8Length(text) {
+  let bytes = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const u = text.charCodeAt(i);
+    if (u < 0x80) bytes += 1;
+    else if (u < 0x800) bytes += 2;
+    else if (u >= 0xd800 && u <= 0xdbff && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 function dot(counts, weights) {
@@ -304,13 +376,15 @@ function dot(counts, weights) {
 /**
  * Tokens for scanned counts (CalibratedEstimator::features), unrounded.
  * @param {Uint32Array} counts from `scan`
- * @param {{ text: number[], conservative_text: number[] }} weights one family's row
+ * @param {{ text: number[], conservative_text: number[], bytes_bound: boolean }} weights one family's row
  * @param {"calibrated" | "conservative"} variant
  */
 export function tokensOfCounts(counts, weights, variant) {
-  const calibrated = Math.max(dot(counts, weights.text), 0);
+  // A byte-level BPE never gives more tokens than UTF-8 bytes.
+  const most = weights.bytes_bound ? counts[UTF8_BYTES] : Infinity;
+  const calibrated = Math.min(Math.max(dot(counts, weights.text), 0), most);
   return variant === "conservative"
-    ? Math.max(dot(counts, weights.conservative_text), calibrated)
+    ? Math.max(Math.min(dot(counts, weights.conservative_text), most), calibrated)
     : calibrated;
 }
 

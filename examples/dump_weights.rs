@@ -36,7 +36,7 @@ fn run() -> Result<(), String> {
         let w = family.weights();
         families.insert(
             family.name().to_string(),
-            json!({ "text": &w.text[..], "conservative_text": &w.conservative_text[..] }),
+            json!({ "text": &w.text[..], "conservative_text": &w.conservative_text[..], "bytes_bound": w.bytes_bound }),
         );
     }
     let mut out = json!({ "feature_names": &FEATURE_NAMES[..], "families": families });

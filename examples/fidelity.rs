@@ -1,7 +1,7 @@
 //! How close the estimators come to real token counts.
 //!
 //! ```text
-//! cargo run --release --example fidelity -- <corpus.jsonl> [histories.jsonl] [--cv K]
+//! cargo run --release --example fidelity -- <corpus.jsonl> [histories.jsonl] [--cv K] [--multilingual FILE] [--all-splits]
 //! ```
 //! (`scripts/fidelity` runs it.) For each tokenizer family and category it
 //! prints the median, p5 and p95 of estimate ÷ actual, the mean |error| and
@@ -16,12 +16,19 @@
 //! these are the figures to quote. For histories a fold also leaves out of
 //! the text fit every corpus sample that appears as a tool output in a
 //! held-out history.
+//!
+//! `--multilingual FILE` adds the multilingual corpus: its `fit` samples
+//! join the fit (and the folds); it gets a report of its own per language,
+//! script group and kind, beside npm tokenx and characters ÷ 4 (`multi.rs`).
+//! Its `holdout` samples are never fitted, and the report is on them alone
+//! unless `--all-splits` is given.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
 
 use std::collections::BTreeMap;
 
+use common::multi::{self, Record};
 use common::{History, Ratios, Sample, TOKENIZERS};
 use compaction_core::calibrated::{EstimateVariant, FamilyWeights, TokenizerFamily};
 use compaction_core::{Reference, TextEstimator};
@@ -38,9 +45,15 @@ fn main() {
 fn run() -> Result<(), String> {
     let mut positional = Vec::new();
     let mut folds: Option<usize> = None;
+    let mut multilingual = None;
+    let mut all_splits = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--cv" {
+        if a == "--multilingual" {
+            multilingual = Some(args.next().ok_or("--multilingual needs a file")?);
+        } else if a == "--all-splits" {
+            all_splits = true;
+        } else if a == "--cv" {
             let k = args.next().ok_or("--cv needs a number of folds")?;
             let k: usize = k.parse().map_err(|_| format!("--cv: not a number: {k}"))?;
             if k < 2 {
@@ -54,7 +67,12 @@ fn run() -> Result<(), String> {
     let corpus = positional
         .first()
         .ok_or("usage: fidelity <corpus.jsonl> [histories.jsonl] [--cv K]")?;
-    let samples = common::load_samples(corpus)?;
+    let mut samples = common::load_samples(corpus)?;
+    // The samples from here on are the multilingual corpus's.
+    let n_dev = samples.len();
+    if let Some(path) = &multilingual {
+        samples.extend(common::load_samples(path)?);
+    }
     let histories = match positional.get(1) {
         Some(p) => common::load_histories(p)?,
         None => Vec::new(),
@@ -68,8 +86,13 @@ fn run() -> Result<(), String> {
             "# Fidelity, {k}-fold cross-validated (each figure from weights fitted without its sample)\n"
         ),
     }
-    let text = text_ratios(&samples, folds);
+    let records = text_records(&samples, folds);
+    let text = table(&samples, &records, |i| i < n_dev);
     print_text(&text);
+    if multilingual.is_some() {
+        let measured = |i: usize| i >= n_dev && (all_splits || samples[i].split == "holdout");
+        multi::print(&samples, &records, measured, all_splits);
+    }
     if !histories.is_empty() {
         let hist = history_ratios(&samples, &histories, folds);
         print_histories(&hist);
@@ -83,11 +106,13 @@ fn run() -> Result<(), String> {
 /// Ratios keyed by (family, variant, category); category "ALL" pools all.
 type Table = BTreeMap<(usize, usize, String), Ratios>;
 
-fn shipped() -> [FamilyWeights; 5] {
+fn shipped() -> [FamilyWeights; common::FAMILIES] {
     TokenizerFamily::ALL.map(|f| *f.weights())
 }
 
-fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
+/// Every sample's estimates against each tokenizer it was counted by: with
+/// `--cv` from weights fitted without its fold.
+fn text_records(samples: &[Sample], folds: Option<usize>) -> Vec<Record> {
     // Folds are stratified: the i-th sample of each category goes to fold i mod k.
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let fold_of: Vec<usize> = samples
@@ -98,7 +123,7 @@ fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
             (*n - 1) % folds.unwrap_or(1)
         })
         .collect();
-    let mut table = Table::new();
+    let mut records = Vec::new();
     for fold in 0..folds.unwrap_or(1) {
         let weights = match folds {
             None => shipped(),
@@ -112,11 +137,10 @@ fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
                 common::fit_all(&train, &[])
             }
         };
-        for (s, _) in samples
-            .iter()
-            .zip(&fold_of)
-            .filter(|(_, f)| folds.is_none() || **f == fold)
-        {
+        for (si, s) in samples.iter().enumerate() {
+            if folds.is_some() && fold_of[si] != fold {
+                continue;
+            }
             for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
                 let estimates = [
                     common::estimator(&weights[fi], EstimateVariant::Calibrated)
@@ -126,21 +150,40 @@ fn text_ratios(samples: &[Sample], folds: Option<usize>) -> Table {
                         .text(&s.text)
                         .ceil(),
                     (s.utf16_len / 4.0).ceil(),
+                    s.tokenx,
                 ];
                 for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
-                    // A family's own weights meet its own tokenizer; universal meets all four.
+                    // A family's own weights meet its own tokenizer; universal meets all.
                     if family != TokenizerFamily::Universal && family != tok {
                         continue;
                     }
-                    for (vi, e) in estimates.iter().enumerate() {
-                        for cat in [s.category.as_str(), "ALL"] {
-                            table
-                                .entry((fi, vi, cat.to_string()))
-                                .or_default()
-                                .push(*e, s.tokens[ti]);
-                        }
+                    if s.tokens[ti] > 0.0 {
+                        records.push(Record {
+                            sample: si,
+                            family: fi,
+                            tokenizer: ti,
+                            estimates,
+                            actual: s.tokens[ti],
+                        });
                     }
                 }
+            }
+        }
+    }
+    records
+}
+
+/// The ratios of the samples `which` keeps, per family, variant and
+/// category ("ALL" pools them).
+fn table(samples: &[Sample], records: &[Record], which: impl Fn(usize) -> bool) -> Table {
+    let mut table = Table::new();
+    for r in records.iter().filter(|r| which(r.sample)) {
+        for (vi, e) in r.estimates.iter().take(VARIANTS.len()).enumerate() {
+            for cat in [samples[r.sample].category.as_str(), "ALL"] {
+                table
+                    .entry((r.family, vi, cat.to_string()))
+                    .or_default()
+                    .push(*e, r.actual);
             }
         }
     }
@@ -182,7 +225,11 @@ fn history_ratios(samples: &[Sample], histories: &[History], folds: Option<usize
                     common::history_estimate(&h.contents, &cons),
                     common::history_estimate(&h.contents, &Reference),
                 ];
-                for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
+                for (ti, tok) in TOKENIZERS
+                    .into_iter()
+                    .take(common::HISTORY_TOKENIZERS)
+                    .enumerate()
+                {
                     if family != TokenizerFamily::Universal && family != tok {
                         continue;
                     }
@@ -215,10 +262,19 @@ fn row(r: &Ratios) -> String {
 fn print_table(title: &str, table: &Table) {
     for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate() {
         let against = if family == TokenizerFamily::Universal {
-            "all four tokenizers"
+            "all tokenizers"
         } else {
             family.name()
         };
+        let mut groups: Vec<&String> = table
+            .keys()
+            .filter(|(f, v, _)| *f == fi && *v == 0)
+            .map(|(_, _, c)| c)
+            .collect();
+        if groups.is_empty() {
+            // (The histories count only the first four tokenizers.)
+            continue;
+        }
         println!("## {title}: {} weights vs {against}\n", family.name());
         println!(
             "{:<14} {:>5} | {:^33} | {:^33} | {:^33}",
@@ -233,11 +289,6 @@ fn print_table(title: &str, table: &Table) {
                 "med", "p5", "p95", "|err|", "<0.9"
             )
         );
-        let mut groups: Vec<&String> = table
-            .keys()
-            .filter(|(f, v, _)| *f == fi && *v == 0)
-            .map(|(_, _, c)| c)
-            .collect();
         groups.sort_by_key(|c| (c.as_str() == "ALL", c.to_string()));
         for g in groups {
             let cells: Vec<String> = (0..3)

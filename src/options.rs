@@ -323,8 +323,9 @@ impl CompactorConfig {
     /// Reads a chat's options, flat as the JS constructor takes them
     /// (`{ window, consecutiveFailures?, model?, ...CompactionOptions }`).
     /// `model` (a model id) sets the window and `maxOutputTokens` from the
-    /// dated table ([`mod@crate::model_limits`]); an explicit `window` or
-    /// `maxOutputTokens` always wins; an unknown model gets the 131 072
+    /// dated table ([`mod@crate::model_limits`]) and the `tokenizer` family
+    /// ([`TokenizerFamily::for_model`]); an explicit `window`,
+    /// `maxOutputTokens` or `tokenizer` always wins; an unknown model gets the 131 072
     /// fallback window (when no window is given) and a warning. The
     /// deprecated `hasFailedCompressionAttempt` maps true to 3 failures and
     /// false to 0 when `consecutiveFailures` is absent, with a warning. A
@@ -402,6 +403,12 @@ impl CompactorConfig {
             },
         };
         let mut options = CompactionOptions::read_fields(&f)?;
+        // The model names its tokenizer; an explicit `tokenizer` wins.
+        if let Some(model) = model
+            && f.get("tokenizer").is_none()
+        {
+            options.estimate.tokenizer = TokenizerFamily::for_model(model);
+        }
         if options.fit.max_output_tokens.is_none() {
             options.fit.max_output_tokens = limits.and_then(|l| l.max_output_tokens);
         }

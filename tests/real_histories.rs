@@ -75,10 +75,13 @@ fn the_conservative_estimate_almost_never_falls_under_the_real_count() {
         "{under} of {} under 0.95",
         all.len()
     );
-    // It leans high by design, within reason: one history of the 240
-    // (cl100k, hist-040) is over by 31%.
+    // It leans high by design, within reason. Since issue 23 (weights fitted
+    // with the multilingual corpus too) the worst of the 240 is over by
+    // 42% (31% before).
+    let worst = all.iter().map(|(_, _, r)| *r).fold(0.0, f64::max);
+    eprintln!("conservative, the most over: {worst:.3}");
     for (id, family, ratio) in all {
-        assert!((0.85..=1.35).contains(&ratio), "{family} {id}: {ratio:.3}");
+        assert!((0.85..=1.45).contains(&ratio), "{family} {id}: {ratio:.3}");
     }
 }
 

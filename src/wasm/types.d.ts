@@ -55,7 +55,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export type Estimator = "reference" | "calibrated" | "conservative";
 
 /** Which tokenizer the calibrated estimators imitate; `"universal"` when the model's is unknown. */
-export type TokenizerFamily = "universal" | "o200k" | "cl100k" | "claude" | "qwen";
+export type TokenizerFamily =
+  | "universal" | "o200k" | "cl100k" | "claude" | "qwen" | "gemini" | "llama3" | "deepseek";
 
 /** The message shape a history is in (default `"gemini"`). */
 export type MessageFormat = "gemini" | "openai" | "anthropic" | "ai-sdk" | "langchain" | "openai-responses";
@@ -183,7 +184,7 @@ export interface ChatCompactorOptions {
   imageTokenEstimate?: number;
   /** Which estimator counts tokens for the thresholds (default `"conservative"`: it rarely under-counts). */
   estimator?: Estimator;
-  /** The tokenizer family of the model (default `"universal"`). */
+  /** The tokenizer family of the model (default: the family of `model` — gpt-4o/4.1/5 and o-series → `"o200k"`, gpt-4/3.5 → `"cl100k"`, claude → `"claude"`, gemini/gemma → `"gemini"`, qwen → `"qwen"`, llama 3 → `"llama3"`, deepseek → `"deepseek"` — else `"universal"`). */
   tokenizer?: TokenizerFamily;
   /** Recent user/model pairs kept verbatim (default 2). */
   excludeMessages?: number;

@@ -135,7 +135,7 @@ test("estimators: reference by default, calibrated and conservative per tokenize
   const zh = [{ role: "user", parts: [{ text: "压缩会在上下文接近模型限制时自动触发，保留任务状态、修改过的文件和用户的要求。".repeat(20) }] }];
   const ref = cc.estimateContentTokens(zh);
   assert.equal(ref, cc.estimateContentTokens(zh, { estimator: "reference" }));
-  for (const tokenizer of ["universal", "o200k", "cl100k", "claude", "qwen"]) {
+  for (const tokenizer of ["universal", "o200k", "cl100k", "claude", "qwen", "gemini", "llama3", "deepseek"]) {
     const cal = cc.estimateContentTokens(zh, { estimator: "calibrated", tokenizer });
     const con = cc.estimateContentTokens(zh, { estimator: "conservative", tokenizer });
     assert.ok(cal > ref, `${tokenizer}: chars/4 under-counts Chinese (${cal} vs ${ref})`);

@@ -139,7 +139,7 @@ const message = fc.record({ role: fc.constantFrom("user", "model", "assistant"),
 const history = fc.array(message, { maxLength: 12 });
 const estimateOptions = fc.record({
   estimator: fc.constantFrom("reference", "calibrated", "conservative"),
-  tokenizer: fc.constantFrom("universal", "o200k", "cl100k", "claude", "qwen"),
+  tokenizer: fc.constantFrom("universal", "o200k", "cl100k", "claude", "qwen", "gemini", "llama3", "deepseek"),
   imageTokenEstimate: fc.integer({ min: 1, max: 5000 }),
 }, { requiredKeys: [] });
 const thresholds = fc.integer({ min: 0, max: 2_000_000 }).map((w) => cc.computeThresholds(w));

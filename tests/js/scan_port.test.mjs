@@ -17,7 +17,7 @@ import { ROOT, rustTable } from "../../benches/weights.mjs";
 const require = createRequire(import.meta.url);
 const cc = require("../../pkg/node/compaction_core.js");
 
-const FAMILIES = ["universal", "o200k", "cl100k", "claude", "qwen"];
+const FAMILIES = ["universal", "o200k", "cl100k", "claude", "qwen", "gemini", "llama3", "deepseek"];
 const VARIANTS = ["calibrated", "conservative"];
 
 const EDGE_CASES = [
@@ -36,6 +36,9 @@ const EDGE_CASES = [
   "Ελληνικά ΑΒΓ άέ ϗ",
   "naïve café ÆØÅ ß × ÷ Ÿ ŁĄ Ḁḁ e\u0301",
   "עברית العربية हिन्दी ქართული",
+  "Tiếng Việt: Người dùng đã được cập nhật. Ạ ỹ e\u0301\u0302 ɐʃ ᷀",
+  "Հայերեն ԱԲ աբ ᲒᲔ ⴀ বাংলা தமிழ் తెలుగు ਪੰਜਾਬੀ ไทย ລາວ မြန်မာ ខ្មែរ ἀρχή",
+  "می\u200cخواهم ﷲ ﻼ שָׁלוֹם ﬠ ࢠ",
   "👍🏽 👨‍👩‍👧 🇫🇷🇩🇪 ☀️ 1️⃣ ⬛ 🀄 🫠 \u{E0067}",
   "a\u2028b\u2029c\u0085d\u00a0e\u2003f\u202fg\u205fh\u1680i",
   "math 𝒜𝔅 ∑∫ → ‰ € ¶ ©",
@@ -56,7 +59,11 @@ const POOL = [..."aeiouAEIOUbcdxyzBCDXYZ0123456789 \t\n\r\v\f.,;:!?\"'()[]{}<>+/
     0x2000, 0x200a, 0x200d, 0x2028, 0x2029, 0x202f, 0x205f, 0x20e3, 0x2192, 0x2600, 0x27bf, 0x2b00,
     0x3000, 0x3001, 0x3042, 0x30ff, 0x3130, 0x31f0, 0x3400, 0x4e00, 0x9fff, 0xac00, 0xd7af, 0xf900,
     0xfe0f, 0xff01, 0xff65, 0xff66, 0xff9f, 0xfffd, 0x10000, 0x1d49c, 0x1f1e6, 0x1f1ff, 0x1f3fb,
-    0x1f44d, 0x1f600, 0x1faff, 0x20000, 0x3134f, 0xe0067, 0xe007f, 0x10fffd]
+    0x1f44d, 0x1f600, 0x1faff, 0x20000, 0x3134f, 0xe0067, 0xe007f, 0x10fffd,
+    0x1ea0, 0x1ef9, 0x1efa, 0x1dc0, 0x250, 0x2af, 0x2b0, 0x1f00, 0x531, 0x556, 0x561, 0x58f,
+    0x5d0, 0xfb1d, 0x627, 0x6ff, 0x700, 0x8a0, 0xfb50, 0xfe70, 0xfeff, 0x915, 0x93f, 0x995,
+    0xb95, 0xbcd, 0xa15, 0xc15, 0xdff, 0xe01, 0xe81, 0x10d0, 0x1c90, 0x2d00, 0x1000, 0x1780,
+    0x200c]
     .map((u) => String.fromCodePoint(u)));
 
 function randomTexts(count, seed) {
@@ -84,9 +91,9 @@ function randomTexts(count, seed) {
   return out;
 }
 
-const corpusPath = join(ROOT, "tests", "corpus", "tokens-dev.jsonl");
 // The repository carries its copy of the corpus: a missing file is an error, not a skip.
-const corpus = readFileSync(corpusPath, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).text);
+const corpus = ["tokens-dev.jsonl", "multilingual-dev.jsonl"].flatMap((name) =>
+  readFileSync(join(ROOT, "tests", "corpus", name), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).text));
 // Lone surrogates cannot travel through JSON to Rust; the wasm sees them as
 // U+FFFD (wasm-bindgen's string copy), so they are checked against the wasm only.
 const hasLoneSurrogate = (t) => /\p{Surrogate}/u.test(t);

@@ -207,23 +207,46 @@ pub(super) fn other(u: u32) -> Other {
         0x2028 | 0x2029 | 0x85 => of(Class::Newline, Feature::newlines),
         0xC0..=0xDE if u != 0xD7 => letter(Feature::latin_ext_letters, true, false),
         0xDF..=0xFF if u != 0xF7 => letter(Feature::latin_ext_letters, false, true),
-        // Latin Extended-A/B and Vietnamese pair capital and small letters
-        // on even and odd code points (with exceptions that do not matter
-        // for a count).
+        // Latin Extended-A/B and Extended Additional pair capital and small
+        // letters on even and odd code points (with exceptions that do not
+        // matter for a count). Vietnamese's stacked diacritics (ạ ả ấ ầ ẩ
+        // ẫ ậ … ỹ) are a block of their own there.
+        0x1EA0..=0x1EF9 => letter(
+            Feature::vietnamese_letters,
+            u.is_multiple_of(2),
+            !u.is_multiple_of(2),
+        ),
         0x100..=0x24F | 0x1E00..=0x1EFF => letter(
             Feature::latin_ext_letters,
             u.is_multiple_of(2),
             !u.is_multiple_of(2),
         ),
-        0x300..=0x36F => letter(Feature::latin_ext_letters, false, false),
+        0x250..=0x2AF => letter(Feature::latin_ext_letters, false, true),
+        0x300..=0x36F | 0x1DC0..=0x1DFF => letter(Feature::combining_marks, false, false),
         0x391..=0x3A9 => letter(Feature::greek_letters, true, false),
-        0x370..=0x3FF => letter(Feature::greek_letters, false, true),
+        0x370..=0x3FF | 0x1F00..=0x1FFF => letter(Feature::greek_letters, false, true),
         0x400..=0x42F => letter(Feature::cyrillic_letters, true, false),
         0x430..=0x52F => letter(Feature::cyrillic_letters, false, true),
+        0x531..=0x556 => letter(Feature::armenian_letters, true, false),
+        0x530..=0x58F => letter(Feature::armenian_letters, false, true),
+        0x590..=0x5FF | 0xFB1D..=0xFB4F => letter(Feature::hebrew_letters, false, false),
+        0x600..=0x6FF | 0x750..=0x77F | 0x8A0..=0x8FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF => {
+            letter(Feature::arabic_letters, false, false)
+        }
+        0x900..=0x97F => letter(Feature::devanagari_letters, false, false),
+        0x980..=0x9FF => letter(Feature::bengali_letters, false, false),
+        0xB80..=0xBFF => letter(Feature::tamil_letters, false, false),
+        0xA00..=0xDFF => letter(Feature::indic_letters, false, false),
+        0xE00..=0xEFF => letter(Feature::thai_letters, false, false),
+        0x10A0..=0x10FF | 0x1C90..=0x1CBF | 0x2D00..=0x2D2F => {
+            letter(Feature::georgian_letters, false, false)
+        }
         // Hangul jamo (the syllables are common_cjk's); before the other
         // alphabets, whose range holds the jamo's.
         0x1100..=0x11FF | 0x3130..=0x318F => of(Class::Cjk, Feature::hangul),
-        0x530..=0x1DBF => letter(Feature::other_letters, false, false),
+        0x700..=0x1DBF => letter(Feature::other_letters, false, false),
+        // The zero-width non-joiner sits inside Persian and Indic words.
+        0x200C => letter(Feature::bmp_symbols, false, false),
         // The rest of kana and Han (the main blocks are common_cjk's).
         0x31F0..=0x31FF | 0xFF66..=0xFF9F => of(Class::Cjk, Feature::kana),
         0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => of(Class::Cjk, Feature::han),

@@ -39,8 +39,7 @@ macro_rules! features {
 features! {
     /// ASCII letters (outside the long repeats of one letter).
     latin_letters,
-    /// Words (runs of letters), plus one per vocabulary-sized piece of a
-    /// long run of one repeated ASCII character.
+    /// Words (runs of letters).
     words,
     /// A capital right after a small letter (camelCase).
     case_humps,
@@ -52,14 +51,46 @@ features! {
     vowels,
     /// ASCII consonants that are the third or later in a row.
     consonant_clusters,
-    /// Accented Latin letters and combining marks.
+    /// ASCII letters that follow an ASCII letter they rarely follow in
+    /// English (`ij`, `aa`, `zy`, …): words of other languages.
+    rare_bigrams,
+    /// Accented Latin letters, precomposed (Latin-1, Extended-A/B, IPA and
+    /// Extended Additional outside Vietnamese's).
     latin_ext_letters,
+    /// Combining marks (U+0300 to U+036F, U+1DC0 to U+1DFF): accents of
+    /// decomposed (NFD) text.
+    combining_marks,
+    /// Vietnamese's letters with stacked diacritics (U+1EA0 to U+1EF9).
+    vietnamese_letters,
     /// Cyrillic letters.
     cyrillic_letters,
-    /// Greek letters.
+    /// Greek letters (and Greek Extended).
     greek_letters,
-    /// Letters of other alphabets (Hebrew, Arabic, Indic, Georgian, …).
+    /// Armenian letters.
+    armenian_letters,
+    /// Georgian letters.
+    georgian_letters,
+    /// Hebrew letters and points.
+    hebrew_letters,
+    /// Arabic letters (Arabic, Persian, Urdu; presentation forms too).
+    arabic_letters,
+    /// Devanagari (Hindi, Marathi, Nepali), with its vowel signs.
+    devanagari_letters,
+    /// Bengali letters and signs.
+    bengali_letters,
+    /// Tamil letters and signs.
+    tamil_letters,
+    /// The other Indic scripts: Gurmukhi, Gujarati, Oriya, Telugu, Kannada,
+    /// Malayalam, Sinhala.
+    indic_letters,
+    /// Thai and Lao.
+    thai_letters,
+    /// Letters of the other alphabets (Myanmar, Khmer, Ethiopic, Tibetan,
+    /// Syriac, Thaana, …).
     other_letters,
+    /// Words that start with a letter of a non-Latin alphabet (Greek to
+    /// `other_letters`; not Han, kana or Hangul).
+    script_words,
     /// Letters of a word beyond its eighth.
     long_word_excess,
     /// Han characters.
@@ -114,6 +145,14 @@ features! {
     base64_chars,
     /// Characters of long hex-like runs that mix digits and letters.
     hex_chars,
+    /// Vocabulary-sized pieces of long runs of one repeated ASCII
+    /// character (`-----`, `xxxxx`). Not fitted: priced at one token each
+    /// (`REPEAT_PIECE_TOKENS` of the fit), which is what a vocabulary
+    /// holds them as; too few samples have them to fit a weight.
+    repeat_pieces,
+    /// UTF-8 bytes. Never weighted: the bound of byte-level BPE families,
+    /// which never produce more tokens than a text has bytes.
+    utf8_bytes,
 }
 
 /// What the scanner counted in a text: the inputs of the weighted sum.
@@ -183,6 +222,10 @@ pub struct FamilyWeights {
     pub per_call: f64,
     /// Template tokens around one function response, beyond its output.
     pub per_response: f64,
+    /// The family's tokenizer is a byte-level BPE that never gives more
+    /// tokens than UTF-8 bytes, so no estimate exceeds the
+    /// [`Feature::utf8_bytes`] count.
+    pub bytes_bound: bool,
 }
 
 impl FamilyWeights {
@@ -193,5 +236,6 @@ impl FamilyWeights {
         per_call: 0.0,
         per_response: 0.0,
         conservative_text: [0.0; FEATURE_COUNT],
+        bytes_bound: false,
     };
 }

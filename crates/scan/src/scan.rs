@@ -27,13 +27,15 @@ const HEX_MIN_RUN: u32 = 8;
 /// tokens (an 80-dash rule is one o200k token, 10,000 `x` are 1,250), while
 /// those counts price every character as if it were text. Instead, every
 /// full piece of such a run as long as a vocabulary token counts as one
-/// more word, the count the fit prices near one token.
+/// `repeat_pieces`, which the fit prices at one token, not fitted.
 ///
-/// Why not a count of their own with a fitted weight: the corpus has such
-/// runs in a few dozen samples, mostly short, and a weight fitted on them
-/// (mean relative |error|, which fits some samples exactly) came out at 1 to
-/// 2 tokens per character, ten to a hundred times the tokenizers' price:
-/// it absorbed the leftover error of the few samples that have them.
+/// Why not a fitted weight: the corpus has such runs in a few dozen
+/// samples, mostly short, and a weight fitted on them (mean relative
+/// |error|, which fits some samples exactly) came out at 1 to 2 tokens per
+/// character, ten to a hundred times the tokenizers' price: it absorbed the
+/// leftover error of the few samples that have them. Counting them as words
+/// (as before issue 23) held only while the `words` weight stayed near one
+/// token; with the multilingual corpus it fell to 0.2–0.4.
 ///
 /// Rule characters ([`A_RULE`]) leave the ordinary counts from the 4th on
 /// (`...`, `---` and `***` cost what punctuation costs)…
@@ -164,6 +166,11 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     let mut prev_lower = false;
     // Consonants in a row so far (ASCII letters only).
     let mut consonants = 0u32;
+    // The previous character as a letter index (0 to 25) when it was an
+    // ASCII letter, else NO_LETTER; and the letters whose pair with it is
+    // rare in English.
+    let mut prev_letter = NO_LETTER;
+    let mut rare_bigrams = 0u32;
     let (mut latin_letters, mut vowels, mut upper_letters) = (0u32, 0u32, 0u32);
     let mut consonant_clusters = 0u32;
     let mut case_humps = 0u32;
@@ -218,7 +225,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                     }
                     i += 1;
                     if let Some(words) = repeat.absorbs::<true>(b, bits) {
-                        f[F::words] += words;
+                        f[F::repeat_pieces] += words;
                         continue;
                     }
                     vowels += u32::from(bits & A_VOWEL);
@@ -235,6 +242,12 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                         consonants + 1
                     };
                     consonant_clusters += u32::from(consonants >= 3);
+                    // Words of other languages written in ASCII letters
+                    // (Finnish, Dutch, Polish, Indonesian) pair letters that
+                    // English rarely does, and split into more pieces.
+                    let letter = (b | 0x20) - b'a';
+                    rare_bigrams += u32::from(rare_pair(prev_letter, letter));
+                    prev_letter = letter;
                     let upper = bits & A_UPPER != 0;
                     // A capital right after a small letter starts a new
                     // piece in camelCase (o200k splits there; the others
@@ -260,11 +273,12 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
             }
             i += 1;
             if let Some(words) = repeat.absorbs::<false>(b, bits) {
-                f[F::words] += words;
+                f[F::repeat_pieces] += words;
                 continue;
             }
             ascii[usize::from(b)] += 1;
             consonants = 0;
+            prev_letter = NO_LETTER;
             if b == b'\n' {
                 blank_lines += u32::from(after_newline);
             }
@@ -289,6 +303,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
             i += len;
             repeat.prev = 0xFF;
             consonants = 0;
+            prev_letter = NO_LETTER;
             let Other {
                 class: c,
                 count,
@@ -299,6 +314,13 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 f[count] += 1;
             }
             if c == Class::Letter {
+                // A word that starts with a letter of a non-Latin alphabet.
+                if class != Class::Letter
+                    && let Some(count) = count
+                    && (F::cyrillic_letters as u8..=F::other_letters as u8).contains(&(count as u8))
+                {
+                    f[F::script_words] += 1;
+                }
                 if upper {
                     f[F::upper_letters] += 1;
                 }
@@ -362,12 +384,15 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     }
 
     end_run(&mut f, class, run_len, word_upper, word_lower);
+    // At most MAX_PIECE bytes, so it fits.
+    f[F::utf8_bytes] += bytes.len() as u32;
     f[F::hex_chars] += hex_run(alnum_len, alnum_any, alnum_all);
     f[F::base64_chars] += base64_run(base64_len, base64_any);
     f[F::latin_letters] += latin_letters;
     f[F::vowels] += vowels;
     f[F::upper_letters] += upper_letters;
     f[F::consonant_clusters] += consonant_clusters;
+    f[F::rare_bigrams] += rare_bigrams;
     f[F::case_humps] += case_humps;
     f[F::blank_lines] += blank_lines;
     // The run starts, from the changes of class.
@@ -400,6 +425,28 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
         }
     }
     f
+}
+
+/// No previous ASCII letter (for [`rare_pair`]).
+const NO_LETTER: u8 = 26;
+
+/// For each ASCII letter `a` (0 to 25), the letters `b` with bit `b` set
+/// when the pair `ab` is common in English: the 263 pairs that make 97% of
+/// the letter pairs of the dev corpus's English prose and Markdown
+/// (`prose_en`, `markdown_en`), case folded.
+static COMMON_PAIRS: [u32; 26] = [
+    20887918, 17976081, 1985941, 1327449, 32487807, 1720625, 1196433, 1720593, 36633727, 262288,
+    262161, 18664217, 1364251, 20761981, 8322415, 2021657, 1048576, 18775391, 20760981, 22989213,
+    964959, 337, 4612497, 557073, 843776, 16,
+];
+
+/// Whether the ASCII letters `prev` then `letter` (0 to 25; `prev` may be
+/// [`NO_LETTER`]) are a pair English rarely has.
+#[inline(always)]
+fn rare_pair(prev: u8, letter: u8) -> bool {
+    COMMON_PAIRS
+        .get(usize::from(prev))
+        .is_some_and(|row| row & (1 << letter) == 0)
 }
 
 /// The code point of the multi-byte UTF-8 sequence starting with `lead` at

@@ -103,7 +103,18 @@ impl CalibratedEstimator {
     /// Tokens for already scanned counts.
     #[doc(hidden)]
     pub fn features(&self, features: &TextFeatures) -> f64 {
-        let calibrated = features.dot(&self.weights.text).max(0.0);
+        // Every weight is fitted non-negative, so no count lowers an
+        // estimate; a byte-level BPE never gives more tokens than the text
+        // has UTF-8 bytes, so neither does its estimate (this bounds short
+        // and unusual text, where a weighted sum can run away).
+        let most = if self.weights.bytes_bound {
+            f64::from(features[Feature::utf8_bytes])
+        } else {
+            f64::INFINITY
+        };
+        // (`max` then `min`, not `clamp`: clamp's panic message formats
+        // floats, which would link core's float printing into the wasm.)
+        let calibrated = features.dot(&self.weights.text).max(0.0).min(most);
         match self.variant {
             EstimateVariant::Calibrated => calibrated,
             // The two weight sets differ count by count, so on a short or
@@ -111,6 +122,7 @@ impl CalibratedEstimator {
             // never let it.
             EstimateVariant::Conservative => features
                 .dot(&self.weights.conservative_text)
+                .min(most)
                 .max(calibrated),
         }
     }
