@@ -5,6 +5,7 @@ import { renderLadder, renderMarker, useLadderConstants } from "./ladder.js";
 import { percent, tokens } from "./format.js";
 import { ESTIMATOR_CHOICES } from "./estimators.js";
 import { renderEstimates } from "./estimator-box.js";
+import { renderLanguageSamples } from "./language-samples.js";
 import { agentMessages, SAMPLES } from "./samples.js";
 import { FORMATS } from "./message-formats.js";
 import { PASTE_CHARS, providerNote, RESUME_WINDOWS, Simulator } from "./simulator.js";
@@ -158,6 +159,10 @@ function wireEstimator() {
   }
   $("estimator-input").value = SAMPLES.agent(format.value);
   refresh();
+  renderLanguageSamples(cc, $("language-table"), (text) => {
+    $("estimator-input").value = text;
+    refresh();
+  });
   // The same turn in the four formats, side by side: the estimates agree.
   const agree = ESTIMATOR_CHOICES.filter((c) => AGREEMENT_ESTIMATORS.includes(c.label)).map((c) => {
     const values = FORMATS.map((f) => `${f.label} ${tokens(cc.estimateContentTokens(agentMessages(f.id), { ...c.options, format: f.id }))}`);
