@@ -7,7 +7,8 @@
 
 use super::classes::{
     A_ALNUM, A_ALPHA, A_BASE64, A_DIGIT, A_HEX, A_LOWER, A_REPEAT, A_RULE, A_UPPER, A_VOWEL, ASCII,
-    Ascii, CLASSES, COMMON_CJK_LEADS, Class, Other, ascii_count, common_cjk, other,
+    Ascii, CLASSES, COMMON_CJK_LEADS, COMMON_PAIRS, Class, NO_LETTER, Other, ascii_count,
+    common_cjk, other,
 };
 use super::features::{Feature as F, TextFeatures};
 
@@ -199,7 +200,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     while let Some(&b) = bytes.get(i) {
         let next;
         if b < 0x80 {
-            let Ascii { bits, class: c } = ASCII[usize::from(b)];
+            let Ascii { bits, class: c, .. } = ASCII[usize::from(b)];
             if c == Class::Letter {
                 // A word of ASCII letters, consumed here in one go: inside it
                 // nothing changes class, so the checks a class change needs
@@ -219,7 +220,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 }
                 let (mut n, mut any, mut all, mut case) = (0u32, 0u16, !0u16, 0u16);
                 while let Some(&b) = bytes.get(i) {
-                    let bits = ASCII[usize::from(b)].bits;
+                    let Ascii { bits, letter, .. } = ASCII[usize::from(b)];
                     if bits & A_ALPHA == 0 {
                         break;
                     }
@@ -245,8 +246,10 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                     // Words of other languages written in ASCII letters
                     // (Finnish, Dutch, Polish, Indonesian) pair letters that
                     // English rarely does, and split into more pieces.
-                    let letter = (b | 0x20) - b'a';
-                    rare_bigrams += u32::from(rare_pair(prev_letter, letter));
+                    // (Row 31 of the table, no letter before, holds every
+                    // pair: no branch.)
+                    let common = COMMON_PAIRS[usize::from(prev_letter & 31)];
+                    rare_bigrams += (common >> letter) & 1 ^ 1;
                     prev_letter = letter;
                     let upper = bits & A_UPPER != 0;
                     // A capital right after a small letter starts a new
@@ -425,28 +428,6 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
         }
     }
     f
-}
-
-/// No previous ASCII letter (for [`rare_pair`]).
-const NO_LETTER: u8 = 26;
-
-/// For each ASCII letter `a` (0 to 25), the letters `b` with bit `b` set
-/// when the pair `ab` is common in English: the 263 pairs that make 97% of
-/// the letter pairs of the dev corpus's English prose and Markdown
-/// (`prose_en`, `markdown_en`), case folded.
-static COMMON_PAIRS: [u32; 26] = [
-    20887918, 17976081, 1985941, 1327449, 32487807, 1720625, 1196433, 1720593, 36633727, 262288,
-    262161, 18664217, 1364251, 20761981, 8322415, 2021657, 1048576, 18775391, 20760981, 22989213,
-    964959, 337, 4612497, 557073, 843776, 16,
-];
-
-/// Whether the ASCII letters `prev` then `letter` (0 to 25; `prev` may be
-/// [`NO_LETTER`]) are a pair English rarely has.
-#[inline(always)]
-fn rare_pair(prev: u8, letter: u8) -> bool {
-    COMMON_PAIRS
-        .get(usize::from(prev))
-        .is_some_and(|row| row & (1 << letter) == 0)
 }
 
 /// The code point of the multi-byte UTF-8 sequence starting with `lead` at
