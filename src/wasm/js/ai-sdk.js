@@ -154,11 +154,17 @@ function engine(options = {}) {
   }
 
   async function load(key, model) {
-    const entry = await store.get(key);
-    if (entry && typeof entry === "object" && entry.v === STATE_VERSION) {
-      return { chat: ChatCompactor.restore(entry.chat), version: entry.version };
+    let entry = await store.get(key);
+    // A prompt that is compacted already (ai@7 keeps what prepareStep
+    // returned) opens with the summary: its key points to the conversation's.
+    if (entry && typeof entry === "object" && typeof entry.alias === "string") {
+      key = entry.alias;
+      entry = await store.get(key);
     }
-    return { chat: new ChatCompactor(chatOptions(options, model)), version: 0 };
+    if (entry && typeof entry === "object" && entry.v === STATE_VERSION) {
+      return { key, chat: ChatCompactor.restore(entry.chat), version: entry.version };
+    }
+    return { key, chat: new ChatCompactor(chatOptions(options, model)), version: 0 };
   }
 
   /**
@@ -185,9 +191,10 @@ function engine(options = {}) {
    * model messages for prepareStep) and the call's context for `finish`.
    */
   async function check(prompt, { model, tools, signal, key: givenKey, provider = true }) {
-    const key = givenKey ?? (typeof options.key === "function" ? await options.key(prompt) : conversationKey(prompt));
-    return locked(key, async () => {
-      const loaded = await load(key, model);
+    const asked = givenKey ?? (typeof options.key === "function" ? await options.key(prompt) : conversationKey(prompt));
+    return locked(asked, async () => {
+      const loaded = await load(asked, model);
+      const { key } = loaded;
       let { chat } = loaded;
       try {
         chat.setOverhead(tools && (!Array.isArray(tools) || tools.length > 0) ? { tools } : null);
@@ -229,6 +236,11 @@ function engine(options = {}) {
           loaded.version = winner.version;
         } else {
           loaded.version += 1;
+        }
+        if (compacted && !givenKey && typeof options.key !== "function") {
+          // The compacted prompt's own key leads back to this conversation.
+          const alias = conversationKey(history);
+          if (alias !== key) await store.set(alias, { v: STATE_VERSION, alias: key }, 0);
         }
         const sent = provider ? history.map(providerMessage) : history;
         return { prompt: sent, context: { key, chat, version: loaded.version, result } };
