@@ -84,3 +84,9 @@ test("ai@7: compactionPrepareStep, whose returned messages carry forward", async
     await mock.close();
   }
 });
+
+test("a tsc --strict consumer with ai@7's own types", async () => {
+  const { compileConsumer } = await import("../js/ai-sdk-types.mjs");
+  const root = new URL("../..", import.meta.url).pathname;
+  await compileConsumer({ root, modules: `${root}tests/ai-sdk7/node_modules`, v7: true });
+});

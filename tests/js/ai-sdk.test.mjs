@@ -126,3 +126,9 @@ test("two conversations interleaved through one wrapped model stay apart", async
     await mock.close();
   }
 });
+
+test("a tsc --strict consumer with ai@6's own types", async () => {
+  const { compileConsumer } = await import("./ai-sdk-types.mjs");
+  const root = new URL("../..", import.meta.url).pathname;
+  await compileConsumer({ root, modules: `${root}tests/node_modules`, v7: false });
+});

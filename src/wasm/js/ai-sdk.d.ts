@@ -82,7 +82,7 @@ export function compactionMiddleware<V extends "v3" | "v4" = "v3">(options?: Com
 
 /** A `prepareStep` that returns the step's compacted messages (`system` and `tools` declare the overhead). */
 export function compactionPrepareStep(options?: CompactionOptions & { system?: string; tools?: unknown }): {
-  <S extends { messages: readonly unknown[]; model: LanguageModelLike; steps?: readonly { usage?: unknown }[] }>(step: S): Promise<{ messages: S["messages"] }>;
+  <S extends { messages: readonly unknown[]; model: unknown; steps?: readonly { usage?: unknown }[] }>(step: S): Promise<{ messages: S["messages"] }>;
   /** Pass as `onStepFinish` so each step's usage is taken at once. */
   onStepFinish(step: { usage?: unknown }): Promise<void>;
 };

@@ -111,9 +111,9 @@ function checkStore(store) {
 /** The options of a ChatCompactor, from the wrapper's. */
 function chatOptions(options, model) {
   const { summarizer, store, key, onCompaction, onError, specificationVersion, system, tools, ...chat } = options;
-  if (chat.window === undefined && chat.model === undefined && typeof model?.modelId === "string") {
-    chat.model = model.modelId;
-  }
+  // The model's id gives the window and output limit from the model table
+  // (an explicit window or maxOutputTokens wins) and the estimator's family.
+  if (chat.model === undefined && typeof model?.modelId === "string") chat.model = model.modelId;
   if (chat.format === undefined) chat.format = "ai-sdk";
   if (chat.fallback === undefined && FALLBACK_SUPPORTED) chat.fallback = "ledger";
   return chat;
