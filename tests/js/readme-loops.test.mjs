@@ -90,3 +90,23 @@ for (const [name, provider] of [["openai", "openai"], ["anthropic", "anthropic"]
     assert.ok(mine.some((r) => !r.summary && JSON.stringify(r.body).includes("read_file")), "the loop used its tool");
   });
 }
+
+// docs/guides/ai-sdk.md's one-line wrap: the same messages every call,
+// uncompacted; the wrapped model compacts at the model calls that need it.
+test("docs/guides/ai-sdk.md's wrapped agent: runs as printed and compacts twice, every request valid", async () => {
+  const before = mock.state.requests.length;
+  writeFileSync(path.join(dir, "out", "readme-loops", "drive-wrap.mjs"), `
+const { send } = await import("./ai-sdk-wrap.mjs");
+for (let i = 0; i < ${SENDS}; i++) {
+  const answer = await send(\`Step \${i}: refactor src/mod\${i}.rs.\`);
+  if (typeof answer !== "string" || answer === "") throw new Error(\`send \${i} answered \${JSON.stringify(answer)}\`);
+}
+`);
+  const env = { PATH: process.env.PATH, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${mock.url}/openai/v1` };
+  await run(process.execPath, [path.join(dir, "out", "readme-loops", "drive-wrap.mjs")], { env, timeout: 120_000 });
+  assert.deepEqual(mock.state.rejected, [], "the mock rejected no request");
+  const mine = mock.state.requests.slice(before);
+  assert.ok(mine.filter((r) => r.summary).length >= 2, `compacted at least twice (${mine.filter((r) => r.summary).length} summary requests)`);
+  assert.ok(mine.some((r) => !r.summary && JSON.stringify(r.body).includes("read_file")), "the loop used its tool");
+});
+

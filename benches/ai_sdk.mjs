@@ -1,0 +1,91 @@
+// The AI SDK adapter's own time per model call (issue 21), beside the AI
+// SDK's own local time per step, at 10K, 100K and 1M tokens of history.
+//
+//   node benches/ai_sdk.mjs [--rounds N]
+//
+// The history is a coding conversation (user turns, assistant answers,
+// parallel tool calls and their results) of about N tokens. Measured:
+// - sdk: generateText's local time for one step with ai@6's own in-process
+//   MockLanguageModelV3 (no network, the model answers at once): what the
+//   SDK itself spends per step converting and checking the prompt;
+// - wrapper: the compactionMiddleware's time around one call
+//   (transformParams + wrapGenerate, the model call itself excluded), with
+//   the state in the default Map: (a) a conversation below auto (no
+//   compaction), (b) after a compaction, the uncompacted prompt handed back
+//   (re-applied by fingerprint), as a tool loop does at every step.
+// Figures only: a benchmark never passes or fails on time (target: at most
+// 1 ms per call at 100K tokens, growth no worse than linear).
+import { createRequire } from "node:module";
+import { cpus } from "node:os";
+import { median } from "./timing.mjs";
+
+const require = createRequire(import.meta.url);
+const ai = require("../tests/node_modules/ai");
+const { MockLanguageModelV3 } = require("../tests/node_modules/ai/dist/test/index.js");
+const { compactionMiddleware } = await import("../pkg/ai-sdk/index.mjs");
+
+const args = process.argv.slice(2);
+const rounds = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 21;
+
+/** A conversation of about `tokens` tokens (≈ 4 characters a token). */
+function history(tokens) {
+  const messages = [];
+  let size = 0;
+  for (let i = 0; size < tokens; i++) {
+    const text = `Step ${i}: ${"refactor the parser so that it keeps spans; ".repeat(12)}`;
+    messages.push({ role: "user", content: text });
+    messages.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `c${i}a`, toolName: "read_file", input: { path: `src/a${i}.rs` } }, { type: "tool-call", toolCallId: `c${i}b`, toolName: "read_file", input: { path: `src/b${i}.rs` } }] });
+    const output = (p) => ({ type: "tool-result", toolCallId: `c${i}${p}`, toolName: "read_file", output: { type: "text", value: `// src/${p}${i}.rs\n${"fn parse(input: &str) -> Span { todo!() }\n".repeat(20)}` } });
+    messages.push({ role: "tool", content: [output("a"), output("b")] });
+    messages.push({ role: "assistant", content: [{ type: "text", text: `Done with step ${i}.` }] });
+    size += (text.length + 2 * 860 + 120) / 4;
+  }
+  return messages;
+}
+
+const usage = (input) => ({ inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 10, text: 10, reasoning: 0 } });
+const answer = (input) => ({ content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop", raw: "stop" }, usage: usage(input), warnings: [] });
+
+console.log(`== ai_sdk: the wrapper's own time per model call, and the AI SDK's per step (median of ${rounds}; ${cpus()[0]?.model ?? "?"}, Node ${process.version})`);
+console.log("history      sdk step    wrapper (no compaction)   wrapper (compaction re-applied)");
+for (const tokens of [10_000, 100_000, 1_000_000]) {
+  const messages = history(tokens);
+  messages.push({ role: "user", content: "go on" });
+  // The SDK's own time for one step, and the provider-level prompt it makes.
+  let prompt;
+  const mock = new MockLanguageModelV3({ doGenerate: async (params) => ((prompt = params.prompt), answer(tokens)) });
+  const sdk = [];
+  for (let r = 0; r < rounds; r++) {
+    const t = performance.now();
+    await ai.generateText({ model: mock, system: "You are a coding agent.", messages });
+    sdk.push(performance.now() - t);
+  }
+  // The wrapper around one call, the model answering at once. A window
+  // larger than the history: nothing to compact (a).
+  const plain = compactionMiddleware({ window: tokens * 4, maxOutputTokens: 8_192 });
+  const model = { specificationVersion: "v3", provider: "mock", modelId: "mock-model", doGenerate: async () => answer(tokens), doStream: async () => ({}) };
+  const wrapperTime = async (mw, make) => {
+    const times = [];
+    for (let r = 0; r < rounds; r++) {
+      const params = { prompt: make(r) };
+      const t = performance.now();
+      const next = await mw.transformParams({ type: "generate", params, model });
+      await mw.wrapGenerate({ doGenerate: async () => answer(tokens), params: next });
+      times.push(performance.now() - t);
+    }
+    return median(times);
+  };
+  const grow = (r) => [...prompt, { role: "assistant", content: [{ type: "text", text: `answer ${r}` }] }, { role: "user", content: [{ type: "text", text: `question ${r}` }] }];
+  let extra = [];
+  const growing = () => (extra = [...extra, { role: "assistant", content: [{ type: "text", text: "ok" }] }, { role: "user", content: [{ type: "text", text: "next" }] }], [...prompt, ...extra]);
+  const a = await wrapperTime(plain, growing);
+  // (b): a window the history is past auto in: the first call compacts
+  // (summarizer answering at once), every later one re-applies it.
+  const summarizer = async () => ({ text: "The user is refactoring the parser; spans are kept.", finishReason: "stop" });
+  const compacting = compactionMiddleware({ window: Math.max(32_000, Math.round(tokens / 2)), maxOutputTokens: 4_096, summarizer });
+  extra = [];
+  await wrapperTime(compacting, growing);
+  const b = await wrapperTime(compacting, growing);
+  console.log(`${String(tokens).padStart(9)}   ${median(sdk).toFixed(2).padStart(8)} ms   ${a.toFixed(2).padStart(12)} ms            ${b.toFixed(2).padStart(12)} ms`);
+  void grow;
+}
