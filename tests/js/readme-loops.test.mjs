@@ -50,12 +50,14 @@ before(async () => {
     .catch((error) => assert.fail(`tsc rejected the README loops:\n${error.stdout}${error.stderr}`));
   writeFileSync(path.join(dir, "out", "readme-loops", "drive.mjs"), `
 const { send, chat } = await import(\`./\${process.argv[2]}.mjs\`);
-chat.setWindow(48_000); // a small window, so the run compacts in tens of sends
+// A small window, so the run compacts in tens of sends (docs/guides/ai-sdk.md's
+// wrapped model has no chat of its own to set: it gives its window in the wrap).
+chat?.setWindow(48_000);
 for (let i = 0; i < ${SENDS}; i++) {
   const answer = await send(\`Step \${i}: refactor src/mod\${i}.rs.\`);
   if (typeof answer !== "string" || answer === "") throw new Error(\`send \${i} answered \${JSON.stringify(answer)}\`);
 }
-console.log(JSON.stringify({ lastPromptTokenCount: chat.lastPromptTokenCount, consecutiveFailures: chat.consecutiveFailures }));
+console.log(JSON.stringify({ lastPromptTokenCount: chat?.lastPromptTokenCount ?? null, consecutiveFailures: chat?.consecutiveFailures ?? 0 }));
 `);
 });
 after(async () => {
@@ -71,7 +73,7 @@ after(async () => {
 const aiMajor = Number(JSON.parse(readFileSync(path.join(process.env.COMPACTION_SDK_MODULES ?? path.join(root, "tests/node_modules"), "ai/package.json"), "utf8")).version.split(".")[0]);
 const KNOWN = { "ai-sdk": aiMajor >= 7 ? "ai 7: the README loop reads r.response.messages (the last step only); see the comment above" : undefined };
 
-for (const [name, provider] of [["openai", "openai"], ["anthropic", "anthropic"], ["gemini", "gemini"], ["ai-sdk", "openai"]]) {
+for (const [name, provider] of [["openai", "openai"], ["anthropic", "anthropic"], ["gemini", "gemini"], ["ai-sdk", "openai"], ["ai-sdk-wrap", "openai"]]) {
   test(`README loop, ${name}: runs as printed and compacts twice, every request valid`, { todo: KNOWN[name] }, async () => {
     const before = mock.state.requests.length;
     const env = {
@@ -90,23 +92,3 @@ for (const [name, provider] of [["openai", "openai"], ["anthropic", "anthropic"]
     assert.ok(mine.some((r) => !r.summary && JSON.stringify(r.body).includes("read_file")), "the loop used its tool");
   });
 }
-
-// docs/guides/ai-sdk.md's one-line wrap: the same messages every call,
-// uncompacted; the wrapped model compacts at the model calls that need it.
-test("docs/guides/ai-sdk.md's wrapped agent: runs as printed and compacts twice, every request valid", async () => {
-  const before = mock.state.requests.length;
-  writeFileSync(path.join(dir, "out", "readme-loops", "drive-wrap.mjs"), `
-const { send } = await import("./ai-sdk-wrap.mjs");
-for (let i = 0; i < ${SENDS}; i++) {
-  const answer = await send(\`Step \${i}: refactor src/mod\${i}.rs.\`);
-  if (typeof answer !== "string" || answer === "") throw new Error(\`send \${i} answered \${JSON.stringify(answer)}\`);
-}
-`);
-  const env = { PATH: process.env.PATH, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${mock.url}/openai/v1` };
-  await run(process.execPath, [path.join(dir, "out", "readme-loops", "drive-wrap.mjs")], { env, timeout: 120_000 });
-  assert.deepEqual(mock.state.rejected, [], "the mock rejected no request");
-  const mine = mock.state.requests.slice(before);
-  assert.ok(mine.filter((r) => r.summary).length >= 2, `compacted at least twice (${mine.filter((r) => r.summary).length} summary requests)`);
-  assert.ok(mine.some((r) => !r.summary && JSON.stringify(r.body).includes("read_file")), "the loop used its tool");
-});
-
