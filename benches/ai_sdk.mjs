@@ -62,30 +62,38 @@ for (const tokens of [10_000, 100_000, 1_000_000]) {
   }
   // The wrapper around one call, the model answering at once. A window
   // larger than the history: nothing to compact (a).
-  const plain = compactionMiddleware({ window: tokens * 4, maxOutputTokens: 8_192 });
+  let runs = 0;
+  const plain = compactionMiddleware({ window: tokens * 10, maxOutputTokens: 8_192, onCompaction: () => runs++ });
   const model = { specificationVersion: "v3", provider: "mock", modelId: "mock-model", doGenerate: async () => answer(tokens), doStream: async () => ({}) };
   const wrapperTime = async (mw, make) => {
     const times = [];
     for (let r = 0; r < rounds; r++) {
       const params = { prompt: make(r) };
-      const t = performance.now();
+      const t0 = performance.now();
       const next = await mw.transformParams({ type: "generate", params, model });
-      await mw.wrapGenerate({ doGenerate: async () => answer(tokens), params: next });
-      times.push(performance.now() - t);
+      const t1 = performance.now();
+      // The provider's count of what was sent (≈ 4 characters a token), made untimed.
+      const result = answer(Math.round(JSON.stringify(next.prompt).length / 4));
+      const t2 = performance.now();
+      await mw.wrapGenerate({ doGenerate: async () => result, params: next });
+      times.push(t1 - t0 + performance.now() - t2);
     }
     return median(times);
   };
-  const grow = (r) => [...prompt, { role: "assistant", content: [{ type: "text", text: `answer ${r}` }] }, { role: "user", content: [{ type: "text", text: `question ${r}` }] }];
   let extra = [];
   const growing = () => (extra = [...extra, { role: "assistant", content: [{ type: "text", text: "ok" }] }, { role: "user", content: [{ type: "text", text: "next" }] }], [...prompt, ...extra]);
   const a = await wrapperTime(plain, growing);
+  if (runs > 0) throw new Error(`case (a) compacted ${runs} times: it would not time the ordinary call`);
   // (b): a window the history is past auto in: the first call compacts
   // (summarizer answering at once), every later one re-applies it.
   const summarizer = async () => ({ text: "The user is refactoring the parser; spans are kept.", finishReason: "stop" });
-  const compacting = compactionMiddleware({ window: Math.max(32_000, Math.round(tokens / 2)), maxOutputTokens: 4_096, summarizer });
+  let compacted = 0;
+  const compacting = compactionMiddleware({ window: Math.round(tokens * 0.8), maxOutputTokens: 2_048, summarizer, onCompaction: (r) => (compacted += r.statusName === "COMPRESSED" ? 1 : 0) });
   extra = [];
   await wrapperTime(compacting, growing);
+  if (compacted === 0) throw new Error("case (b) did not compact");
+  const before = compacted;
   const b = await wrapperTime(compacting, growing);
+  if (compacted !== before) throw new Error("case (b) compacted again while timed");
   console.log(`${String(tokens).padStart(9)}   ${median(sdk).toFixed(2).padStart(8)} ms   ${a.toFixed(2).padStart(12)} ms            ${b.toFixed(2).padStart(12)} ms`);
-  void grow;
 }

@@ -318,13 +318,18 @@ function isAborted(signal) {
 // `[messages, fold]`: its length and its messages' fingerprints folded in
 // order (64-bit FNV-1a in two 32-bit lanes, as 16 hex digits).
 
-/** The fingerprint of a string, continued from `seed` ("" to start). */
+/** The fingerprint of a string, continued from `seed` (a fingerprint, or "" to start). */
 function fingerprint(text, seed = "") {
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
-  const all = seed + text;
-  for (let i = 0; i < all.length; i++) {
-    const c = all.charCodeAt(i);
+  // The seed's 16 hex digits go in first, without a concatenated copy of the text.
+  for (let i = 0; i < seed.length; i++) {
+    const c = seed.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
   }
@@ -334,7 +339,7 @@ function fingerprint(text, seed = "") {
 /** The fingerprint of each message (its JSON text). */
 function messageHashes(messages, name) {
   const hashes = [];
-  for (let i = 0; i < messages.length; i++) hashes.push(fingerprint(contentJson(messages[i], `${name}[${i}]`)));
+  for (let i = 0; i < messages.length; i++) hashes.push(fingerprint(contentJson(messages[i], name)));
   return hashes;
 }
 
