@@ -62,7 +62,7 @@ export async function runScenario({ agents, OpenAI, z, label }) {
       tools: [readFile],
     });
     const results = [];
-    const summarizer = { client, model: "gpt-4o-mini", maxOutputTokens: 8_192 };
+    const summarizer = { client, model: "gpt-4o-mini" };
     const session = new CompactionSession({ model: "gpt-4o-mini", window: WINDOW, summarizer, onCompaction: (r) => results.push(["session", r]) });
     const guard = compactionGuard({ model: "gpt-4o-mini", window: WINDOW, summarizer, onCompaction: (r) => results.push(["guard", r]) });
     let failures = 0;
@@ -95,7 +95,7 @@ export async function runScenario({ agents, OpenAI, z, label }) {
       if (item.type === "function_call") called.add(item.callId ?? item.call_id);
       if (item.type === "function_call_result" || item.type === "function_call_output") assert.ok(called.has(item.callId ?? item.call_id), "an output without its call");
     }
-    for (const s of summaries) assert.ok(typeof s.body.max_output_tokens === "number" && s.body.max_output_tokens <= 8_192);
+    for (const s of summaries) assert.ok(typeof s.body.max_output_tokens === "number" && s.body.max_output_tokens > 0, "the summary request carries its cap");
   } finally {
     await mock.close();
   }

@@ -14,7 +14,7 @@ export interface LangChainChatModelLike {
   maxTokens?: number;
 }
 
-/** Options of `compactionMiddleware`. */
+/** Options of `compactionMiddleware`: its own, and any `ChatCompactor` option (`fallback` is `"ledger"` unless given: a tool loop cannot survive a refused request). */
 export interface CompactionMiddlewareOptions extends Omit<ChatCompactorOptions, "window" | "model" | "format"> {
   /** Who writes the summary: a LangChain chat model (its output capped per request), or a summarize function. */
   summarizer: LangChainChatModelLike | Summarize;

@@ -18,11 +18,13 @@
 //    pre-compaction size again): the provider's count of the last prompt,
 //    system prompt and tool schemas included;
 // 3. checks the call with what came after that AIMessage as pending (the
-//    user's message, or the ToolMessages of one step), compacting through
-//    the summarizer when due;
+//    user's message, or every ToolMessage of one step), compacting through
+//    the summarizer when due — and when the summarizer fails past `hard`,
+//    through the library's own record (`fallback: "ledger"`, on by default
+//    here: a tool loop cannot survive a refused request);
 // 4. on a compaction, replaces the state's messages: remove all, then the
 //    compacted list.
-import { ChatCompactor, CompressionStatus, estimateContentTokens, modelLimits } from "compaction-core";
+import { ChatCompactor, CompressionStatus, modelLimits } from "compaction-core";
 import { langchainSummarizer } from "./summarizers.js";
 
 const REMOVE_ALL = { type: "remove", id: "__remove_all__" };
@@ -117,7 +119,7 @@ export function compactionMiddleware(options) {
   if (onCompaction !== undefined && typeof onCompaction !== "function") {
     throw new TypeError("compactionMiddleware: options.onCompaction must be a function");
   }
-  const chatOptions = { ...limits, ...compactorOptions, format: "langchain" };
+  const chatOptions = { fallback: "ledger", ...limits, ...compactorOptions, format: "langchain" };
   // Checked now, so a bad option fails at createAgent, not at the first call.
   new ChatCompactor(chatOptions).free();
   /** key → { chat, reported: Set of AIMessage ids whose usage was reported } */
@@ -160,21 +162,16 @@ export function compactionMiddleware(options) {
     const usage = ai?.usage_metadata;
     const id = ai?.id;
     if (usage && typeof usage.input_tokens === "number" && id !== undefined && !reported.has(id)) {
-      // Pending messages before the last one are not in the core's "new
-      // message": counted into the reported size instead.
-      const between = messages.slice(last + 1, -1);
-      const extra = between.length ? estimateContentTokens(between, { format: "langchain", estimator: "conservative" }) : 0;
-      chat.reportUsage({
-        input_tokens: usage.input_tokens,
-        output_tokens: (typeof usage.output_tokens === "number" ? usage.output_tokens : 0) + extra,
-      });
+      chat.reportUsage({ input_tokens: usage.input_tokens, output_tokens: typeof usage.output_tokens === "number" ? usage.output_tokens : 0 });
     }
     // Every AIMessage now in the state has been seen: none reports again.
     reported.clear();
     for (const m of messages) if (typeOf(m) === "ai" && fields(m)?.id !== undefined) reported.add(fields(m).id);
 
-    const pending = messages[messages.length - 1];
-    const history = messages.slice(0, -1);
+    // Everything after the last AIMessage is what its usage did not see.
+    const split = last >= 0 && last < messages.length - 1 ? last + 1 : messages.length - 1;
+    const pending = messages.slice(split);
+    const history = messages.slice(0, split);
     const result = await chat.beforeSend(history, pending, summarize, runtime?.signal ? { signal: runtime.signal } : undefined);
     if (result.status !== CompressionStatus.COMPRESSED) {
       if (result.status !== CompressionStatus.NOOP && onCompaction) onCompaction(result);
@@ -182,7 +179,7 @@ export function compactionMiddleware(options) {
     }
     // The library's messages get ids, so the conversation is found again by
     // its first message when there is no thread id.
-    const next = [...result.history, pending].map((m) => {
+    const next = [...result.history, ...pending].map((m) => {
       if (m && m.lc === 1 && m.kwargs && m.kwargs.id === undefined) {
         return { ...m, kwargs: { ...m.kwargs, id: `compaction-${Date.now().toString(36)}-${(unique++).toString(36)}` } };
       }

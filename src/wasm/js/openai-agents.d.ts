@@ -9,7 +9,7 @@ export interface ResponsesClientLike {
   responses: { create(body: object, options?: { signal?: AbortSignal }): PromiseLike<object> };
 }
 
-/** Options shared by the session and the guard. */
+/** Options shared by the session and the guard, and any `ChatCompactor` option (`fallback` is `"ledger"` unless given). */
 export interface AgentsCompactionOptions extends Omit<ChatCompactorOptions, "window" | "model" | "format"> {
   /** Who writes the summary: a summarize function, or an OpenAI client and model (the Responses API, reasoning turned down, capped). */
   summarizer: Summarize | { client: ResponsesClientLike; model: string; maxOutputTokens?: number };

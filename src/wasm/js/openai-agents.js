@@ -52,7 +52,8 @@ function summarizerOf(summarizer, name) {
 
 /** The compactor's options: the window, or a model id from the library's table, and the tokenizer of OpenAI's models. */
 function compactorOptions(name, { window, model, ...rest }) {
-  const options = { ...rest, format: FORMAT };
+  // The ledger fallback on by default: a run cannot survive a refused request.
+  const options = { fallback: "ledger", ...rest, format: FORMAT };
   if (typeof model === "string" && modelLimits(model).known) options.model = model;
   if (typeof window === "number") options.window = window;
   if (options.window === undefined && options.model === undefined) {

@@ -11,23 +11,23 @@ const tools: OpenAI.Responses.Tool[] = [
 ];
 
 let input: ResponseInputItem[] = [];
-for (let turn = 0; turn < 20; turn++) {
-  let next: ResponseInputItem = { role: "user", content: `Read src/mod${turn}.rs and src/lib${turn}.rs.` };
+for (let turn = 0; turn < 12; turn++) {
+  // What the last call's usage did not see: the user's message, then a step's tool outputs.
+  let pending: ResponseInputItem[] = [{ role: "user", content: `Read src/mod${turn}.rs and src/lib${turn}.rs.` }];
   for (;;) {
-    // Before every call: the check, with what the last call's usage did not see as pending.
-    const r = await chat.beforeSend(input, next, summarize);
+    const r = await chat.beforeSend(input, pending, summarize);
     if (r.status === CompressionStatus.COMPRESSED) console.log(`compaction: ${r.originalTokenCount} → ${r.newTokenCount} tokens`);
-    input = [...r.history, next];
-    // One call per step: its output is then the one pending item of the next check.
-    const response = await client.responses.create({
-      model: "gpt-4o-mini", instructions: "You are a careful coding agent.", input, tools, parallel_tool_calls: false, store: false,
-    });
+    input = [...r.history, ...pending];
+    const response = await client.responses.create({ model: "gpt-4o-mini", instructions: "You are a careful coding agent.", input, tools, store: false });
     chat.reportUsage(response.usage ?? null);
     input = [...input, ...(response.output as ResponseInputItem[])];
-    const call = response.output.find((item) => item.type === "function_call");
-    if (!call) break;
-    const path = JSON.parse(call.arguments).path;
-    next = { type: "function_call_output", call_id: call.call_id, output: `// ${path}\n${"fn helper() { let x = parse(input)?; }\n".repeat(150)}` };
+    const calls = response.output.filter((item) => item.type === "function_call");
+    if (calls.length === 0) break;
+    pending = calls.map((call) => ({
+      type: "function_call_output",
+      call_id: call.call_id,
+      output: `// ${JSON.parse(call.arguments).path}\n${"fn helper() { let x = parse(input)?; }\n".repeat(150)}`,
+    }));
   }
 }
 console.log(`${input.length} items kept`);
