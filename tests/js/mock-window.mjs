@@ -304,6 +304,29 @@ export async function startWindowMock({ window = 32_000, agent = defaultAgent, l
     req.on("data", (chunk) => (raw += chunk));
     req.on("end", () => {
       const path = new URL(req.url, "http://127.0.0.1").pathname;
+      if (req.method === "POST" && path === "/v1/responses/compact") {
+        // responses.compact: the user's messages of the input, then one opaque compaction item.
+        let body;
+        try {
+          body = JSON.parse(raw);
+          validateResponses(body);
+        } catch (error) {
+          const message = error instanceof BadRequest ? error.message : `We could not parse the JSON body of your request. (${error.message})`;
+          state.rejected.push({ api: "compact", status: 400, message });
+          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "invalid_request_error" } }));
+          return;
+        }
+        const prompt = responsesPromptTokens(body);
+        const n = state.requests.length;
+        state.requests.push({ api: "compact", body, summary: true, promptTokens: prompt });
+        const users = Array.isArray(body.input) ? body.input.filter((i) => (i.type ?? "message") === "message" && i.role === "user") : [];
+        const output = [...users, { type: "compaction", id: `cmp_${n}`, encrypted_content: "gAAAAB".repeat(64) }];
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+          id: `resp_${n}`, object: "response.compaction", created_at: 1_764_547_200, output,
+          usage: { input_tokens: prompt, input_tokens_details: { cached_tokens: 0 }, output_tokens: 100, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: prompt + 100 },
+        }));
+        return;
+      }
       const api = req.method === "POST" && path === "/v1/chat/completions" ? "chat" : req.method === "POST" && path === "/v1/responses" ? "responses" : null;
       const sendJson = (status, value) => {
         if (res.destroyed) return;

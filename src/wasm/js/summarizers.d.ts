@@ -186,3 +186,23 @@ export interface AnthropicCompactionSummarizerOptions extends SummarizerOptions 
 
 /** A summarizer over Anthropic's on-demand server-side compaction; a compaction block without readable content rejects (a failed run). */
 export function anthropicCompactionSummarizer(client: AnthropicBetaClientLike, options: AnthropicCompactionSummarizerOptions): Summarize;
+
+/** The part of an OpenAI client `responsesCompaction` calls (`client.responses.compact`). */
+export interface OpenAICompactClientLike {
+  responses: {
+    compact(
+      body: { model: string; input: TextMessage<"user" | "assistant">[] },
+      options?: SignalOption,
+    ): PromiseLike<{ output?: { type: string }[]; usage?: object | null }>;
+  };
+}
+
+/**
+ * OpenAI's `responses.compact` as a compaction: `summarize` keeps the opaque compaction item it returns and
+ * answers a fixed note (the library adds its ledger section); `apply(result)` is the new history with the
+ * item(s) placed before the summary message. No readable summary, no summary check.
+ */
+export function responsesCompaction(
+  client: OpenAICompactClientLike,
+  options: SummarizerOptions & { params?: Record<string, unknown> },
+): { summarize: Summarize; apply<M>(result: { statusName: string; history: M[] }): M[] };

@@ -372,3 +372,43 @@ export function anthropicCompactionSummarizer(client, options) {
     return { text: block.content, finishReason: response.stop_reason ?? null, usage: response.usage ?? null };
   };
 }
+
+/** The summary text of a compaction by `responses.compact`: what the model reads beside the opaque item. */
+const COMPACTED_NOTE = "The conversation before this point was compacted by OpenAI's server-side compaction: it is the compaction item just before this message.";
+
+/**
+ * OpenAI's `client.responses.compact` as a compaction (Responses API hosts,
+ * `format: "openai-responses"`). `compact` returns only an opaque, encrypted
+ * `compaction` item, so this is a pair: `summarize` sends the part to
+ * replace (as text messages) to `responses.compact` and keeps the item,
+ * answering a fixed note as the summary text (the library appends its
+ * ledger section to it); `apply(result)` gives the new history with the
+ * item(s) placed just before the summary message. The host gives up the
+ * readable summary (nothing to show, nothing a later summary builds on)
+ * and the summary checks (the note has none of the prompt's sections).
+ */
+export function responsesCompaction(client, options) {
+  checkOptions("responsesCompaction", client, "an OpenAI client", options);
+  const { model, params } = options;
+  let items = [];
+  const summarize = async (request, context) => {
+    // A run's first call starts afresh; the later calls of a long run add theirs.
+    if (!request.contents.some((c) => (c.parts ?? []).some((p) => typeof p.text === "string" && p.text.includes(COMPACTED_NOTE)))) items = [];
+    const input = renderTurns(request.contents).map((t) => ({ role: t.role, content: t.text }));
+    const response = await client.responses.compact({ ...params, model, input }, { signal: context?.signal });
+    const item = (response.output ?? []).filter((i) => i && i.type === "compaction").pop();
+    if (!item) throw new Error("responses.compact returned no compaction item");
+    items.push(item);
+    return { text: COMPACTED_NOTE, finishReason: "stop", usage: response.usage ?? null };
+  };
+  const apply = (result) => {
+    const history = Array.isArray(result.history) ? [...result.history] : [];
+    if (result.statusName !== "COMPRESSED" || items.length === 0) return history;
+    const at = history.findIndex((m) => m && !Array.isArray(m) && JSON.stringify(m).includes(COMPACTED_NOTE));
+    if (at === -1) return history;
+    history.splice(at, 0, ...items);
+    items = [];
+    return history;
+  };
+  return { summarize, apply };
+}
