@@ -283,7 +283,10 @@ const SHELLS = {
 SHELLS.fidelity = async (block) => {
   // docs/estimator.md's "Reproduce": the fitting and the fidelity runs take minutes (scripts/fidelity is not
   // part of scripts/test), so what each line claims of its script is checked in the scripts themselves.
-  assert.deepEqual(shellCommands(block), ["scripts/fit-estimator", "scripts/fidelity --cv 5", "scripts/fidelity", "scripts/fidelity my.jsonl"]);
+  assert.deepEqual(shellCommands(block), ["scripts/make-multilingual-corpus", "scripts/fit-estimator", "scripts/fidelity", "scripts/fidelity --cv 5", "scripts/fidelity my.jsonl"]);
+  const corpus = readFileSync(path.join(root, "scripts/make-multilingual-corpus"), "utf8");
+  assert.match(corpus, /tests\/corpus\/multilingual-dev\.jsonl/, "scripts/make-multilingual-corpus writes the multilingual corpus");
+  assert.match(readFileSync(path.join(root, "scripts/fidelity"), "utf8"), /--multilingual/, "scripts/fidelity reports the multilingual corpus");
   const fit = readFileSync(path.join(root, "scripts/fit-estimator"), "utf8");
   assert.match(block.text, /scripts\/fit-estimator\s+# regenerates src\/estimate\/calibrated\/weights\.rs/);
   assert.match(fit, /--out src\/estimate\/calibrated\/weights\.rs/, "scripts/fit-estimator writes weights.rs");
