@@ -228,15 +228,21 @@ fn chat(options: Value) -> Compactor {
     Compactor::new(CompactorConfig::from_json(&value).unwrap().config).unwrap()
 }
 
-/// Compacts `history` before `next` with `answer`; the outcome and the new
-/// history.
+/// Compacts `history` before `next` with `answer` (to every summary call
+/// of the run: a part too large for one request takes several); the
+/// outcome and the new history.
 fn compact(
     chat: &mut Compactor,
     history: &[Content],
     answer: SummaryAnswer,
 ) -> (CompactionOutcome, Vec<Content>) {
-    let (id, _, _) = summarize(chat.poll_before_send(history, &user("next")).unwrap());
-    let outcome = chat.handle_summary(id, answer).unwrap();
+    let (mut id, _, _) = summarize(chat.poll_before_send(history, &user("next")).unwrap());
+    let outcome = loop {
+        match chat.handle_answer(id, answer.clone()).unwrap() {
+            Next::Done(outcome) => break outcome,
+            Next::Summarize { id: next, .. } => id = next,
+        }
+    };
     let new_history = outcome.new_history(history).unwrap_or_default();
     (outcome, new_history)
 }
