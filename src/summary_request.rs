@@ -290,7 +290,7 @@ pub fn request_tokens(request: &SummaryRequest, options: &EstimateOptions) -> f6
             .sum::<f64>()
 }
 
-/// A request message's tokens as the provider sees it (issue 19): a summary
+/// A request message's tokens as the provider sees it (docs/behaviour.md, "Every send fits"): a summary
 /// request declares no tools, so its tool calls and results are sent as
 /// text — the ready summarizers write each as its JSON text, escaped
 /// newlines and quotes and all — which costs more than the parts' own
@@ -390,7 +390,7 @@ pub(crate) fn summary_text(content: &Content) -> Option<String> {
     };
     let text = text.trim_start().strip_prefix(SUMMARY_OPEN_TAG)?;
     // `get`, not an index: a slice that could panic links core's
-    // Debug-escaping of the string into the module (issue 13).
+    // Debug-escaping of the string into the module (size, docs/performance.md).
     let end = [crate::ledger::LEDGER_HEADING, SUMMARY_CLOSE_TAG]
         .iter()
         .find_map(|marker| crate::str_search::find(text, marker))

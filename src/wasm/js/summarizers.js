@@ -95,7 +95,7 @@ export function renderTurns(contents) {
 
 /**
  * The output cap: the request's, lowered to the model's own limit when the
- * model table knows it (issue 19) and to the summarizer's own
+ * model table knows it (docs/api.md, "Ready summarizers") and to the summarizer's own
  * `maxOutputTokens` when that is smaller.
  */
 function outputCap(request, options) {
