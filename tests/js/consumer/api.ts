@@ -95,7 +95,7 @@ async function fitting(): Promise<void> {
   const sections: Record<string, boolean> | undefined = check?.sections;
   const missing: string[] | undefined = check?.missingFiles;
   const calls: number = r.summaryCalls;
-  const method: "summarized" | "cleared" | null = r.method;
+  const method: "summarized" | "cleared" | "ledger" | null = r.method;
   if (r.noopReason === "messageTooLarge" || r.noopReason === "wouldNotFit") {
     const over: number | undefined = r.overBy;
     message = slimMessage(message, chat.thresholds.auto / 2, { estimator: "conservative" });
