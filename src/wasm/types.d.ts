@@ -311,6 +311,15 @@ export interface SavedState {
   consecutiveFailures: number;
   lastPromptTokenCount: number;
   nextRequestId: number;
+  /**
+   * The last compaction, for `reapply` (written once there is one): the prefix it replaced, as
+   * `[message count, fingerprint]`, and the head that replaced it, in the chat's message format.
+   */
+  compaction?: { replaced: [number, string]; head: object[] };
+  /** The prompt the last usage measured, as `[message count, fingerprint]` (written once known). */
+  anchor?: [number, string];
+  /** The prompt being sent, as `[message count, fingerprint]` (written between a check and its usage). */
+  sending?: [number, string];
 }
 
 /** A provider's usage object: Gemini `usageMetadata`, OpenAI `usage`, Anthropic `usage`, or a wrapper holding one. */
