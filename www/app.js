@@ -191,6 +191,7 @@ function wireSimulator() {
     // Empty: no limit of the model's. Anything else goes to the library, which says what is wrong with it.
     outputLimit: () => ($("sim-limit").value.trim() === "" ? null : $("sim-limit").valueAsNumber),
     clearToolOutputs: () => $("sim-clear").checked,
+    fallback: () => $("sim-fallback").checked,
   });
   const model = cc.modelLimits(LIMIT_MODEL);
   $("sim-model-preset").textContent = `${LIMIT_MODEL}: ${tokens(model.window)} window, ${tokens(model.maxOutputTokens)} output`;
@@ -207,6 +208,7 @@ function wireSimulator() {
     else setWindow(model.window);
   });
   $("sim-clear").addEventListener("change", () => sim.reset());
+  $("sim-fallback").addEventListener("change", () => sim.reset());
   $("sim-resume").addEventListener("click", () => sim.resumeLarge());
   $("sim-paste").addEventListener("click", () => sim.pasteHuge());
   $("sim-slim").addEventListener("click", () => sim.sendSlimmed());

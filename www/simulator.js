@@ -75,7 +75,8 @@ export class Simulator {
   /**
    * cc: the loaded package. host: { window(), mode(), endpoint(),
    * estimatorOptions(), outputLimit() (a number, NaN when unreadable, or
-   * null for none), clearToolOutputs(), format() (the library's message
+   * null for none), clearToolOutputs(), fallback() (whether to pass
+   * `fallback: "ledger"`), format() (the library's message
    * format the history is kept in; absent: "gemini") }.
    */
   constructor(cc, host) {
@@ -128,6 +129,7 @@ export class Simulator {
     this.paste = null;
     $("sim-log").replaceChildren();
     const options = { window: this.host.window(), format: this.format, ...this.host.estimatorOptions(), clearToolOutputs: this.host.clearToolOutputs() };
+    if (this.host.fallback?.()) options.fallback = "ledger";
     const limit = this.host.outputLimit();
     if (limit !== null) options.maxOutputTokens = limit;
     try {
@@ -372,7 +374,9 @@ export class Simulator {
       this.points.push({ x: this.requests, y: result.newTokenCount });
       const how = cleared
         ? `${result.replaced.length} messages replaced by copies with their old tool outputs cleared, no summary call`
-        : `${result.replaced.length} messages replaced by a summary written in ${result.summaryCalls} summary call${result.summaryCalls === 1 ? "" : "s"}`;
+        : result.method === "ledger"
+          ? `the summarizer failed (${result.cause?.message ?? result.cause}), so ${result.replaced.length} messages were replaced by the library's own record (method "ledger": the files changed and the user's own words)`
+          : `${result.replaced.length} messages replaced by a summary written in ${result.summaryCalls} summary call${result.summaryCalls === 1 ? "" : "s"}`;
       this.notice(`Compacted before request ${this.requests + 1}: ${how}, `
         + `${tokens(result.originalTokenCount)} → ${tokens(result.newTokenCount)} tokens${result.newTokenCountEstimated ? " (estimated until the next usage)" : ""}.`);
     }

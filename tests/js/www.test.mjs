@@ -281,6 +281,27 @@ for (const [mode, status] of Object.entries(FAILING)) {
   });
 }
 
+test('fallback: "ledger": with a summarizer that throws, the forced run at hard compacts from the library\'s record; without it the same run fails', async () => {
+  const { page, problems } = await openPage();
+  await setWindow(page, 128_000);
+  await page.locator('input[name="summarizer"][value="throw"]').check();
+  await page.locator("#sim-fallback").check();
+  const result = await stepUntil(page, (entries) => entries.some((e) => e.trigger === "hard"));
+  assert.ok(!result.exhausted, "a hard run came");
+  const hard = result.entries.find((e) => e.trigger === "hard");
+  // The auto runs before it failed as without the fallback (it acts on forced runs only).
+  for (const e of result.entries.filter((e) => e.trigger === "auto")) assert.equal(e.status, "SUMMARIZER_FAILED");
+  assert.deepEqual([hard.status, hard.method, hard.forced], ["COMPRESSED", "ledger", "true"]);
+  assert.ok(Number(result.sim.tokens) < cc.computeThresholds(128_000).hard, "the next prompt is below hard");
+  assert.match(await text(page, "sim-notice"), /the library's own record \(method "ledger"/);
+  // Off again (the session restarts): the forced run fails, the history is kept as it was.
+  await page.locator("#sim-fallback").uncheck();
+  const off = await stepUntil(page, (entries) => entries.some((e) => e.trigger === "hard"));
+  assert.deepEqual(off.entries.filter((e) => e.trigger === "hard").map((e) => e.status), ["SUMMARIZER_FAILED"]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("an OpenAI-compatible endpoint as the summarizer: the request it gets, the summary it gives", async () => {
   const { page, problems } = await openPage();
   const endpoint = "https://llm.invalid/v1/chat/completions";
