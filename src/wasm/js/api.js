@@ -1,5 +1,5 @@
 // The JavaScript API of compaction-core, written by hand over the wasm's
-// JSON-text exports (src/wasm/mod.rs, one-liners over src/json_api.rs).
+// JSON-text exports (src/wasm/mod.rs, one-liners over src/json_api/).
 //
 // Why JS owns the boundary: every interaction with the host — reading its
 // values (JSON.stringify, getters, proxies, toJSON), its `summarize`
