@@ -228,9 +228,11 @@ test("arethetypeswrong: no problems under the node16 and bundler resolutions, no
   for (const [profile, exclude] of [["strict", ["./web/compaction_core_bg.wasm", ...adapters]], ["node16", ["./web/compaction_core_bg.wasm"]]]) {
     const args = [tarball, "--profile", profile, "--exclude-entrypoints", ...exclude];
     const out = await run(join(bin, "attw"), [...args, "--format", "table-flipped"]);
-    assert.match(out, /No problems found/, `${profile}: ${out}`);
     const { analysis } = JSON.parse(await run(join(bin, "attw"), [...args, "--format", "json"]));
-    assert.deepEqual(analysis.problems, [], profile);
+    // The node16 profile still lists the adapters' node10 failures, as ignored.
+    const counted = analysis.problems.filter((p) => profile === "strict" || p.resolutionKind !== "node10");
+    assert.deepEqual(counted, [], `${profile}: ${out}`);
+    if (profile === "strict") assert.match(out, /No problems found/, out);
     const kinds = new Set(Object.values(analysis.entrypoints).flatMap((e) => Object.keys(e.resolutions)));
     for (const kind of ["node10", "node16-cjs", "node16-esm", "bundler"]) assert.ok(kinds.has(kind), `${profile}: ${kind} checked`);
     if (profile === "node16") for (const a of adapters) assert.ok(a in analysis.entrypoints, `${a} checked`);
