@@ -136,6 +136,29 @@ export function toolOutput(path) {
 }
 
 /**
+ * Listens on 127.0.0.1 (port 0) and bounds the server: it closes itself after
+ * `lifetimeMs`, and `close()` (idempotent) ends every open connection.
+ */
+export async function listenBounded(server, lifetimeMs) {
+  const sockets = new Set();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const stop = setTimeout(() => close(), lifetimeMs);
+  stop.unref();
+  let closing;
+  function close() {
+    clearTimeout(stop);
+    for (const socket of sockets) socket.destroy();
+    closing ??= new Promise((resolve) => server.close(() => resolve()));
+    return closing;
+  }
+  return { port: server.address().port, close };
+}
+
+/**
  * Starts the mock. `state.summaryFinish`: per provider, the stop reason
  * summary requests get (default the normal one; OpenAI `"refusal"` answers a
  * refusal, Gemini `"blocked"` a prompt blocked before any candidate);
@@ -151,7 +174,6 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
     summaryFinish: {},
   };
   let served = 0;
-  const sockets = new Set();
   const slowWaiters = [];
 
   function answer(provider, body, summary) {
@@ -288,19 +310,7 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
       send(200, answer(provider, body, summary));
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const stop = setTimeout(() => close(), lifetimeMs);
-  stop.unref();
-  function close() {
-    clearTimeout(stop);
-    for (const socket of sockets) socket.destroy();
-    return new Promise((resolve) => server.close(() => resolve()));
-  }
-  const { port } = server.address();
+  const { port, close } = await listenBounded(server, lifetimeMs);
   return {
     url: `http://127.0.0.1:${port}`,
     state,

@@ -20,7 +20,7 @@
 // `close()` ends every open connection.
 import http from "node:http";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { SUMMARY_TEXT } from "./mock-providers.mjs";
+import { SUMMARY_TEXT, listenBounded } from "./mock-providers.mjs";
 
 export { SUMMARY_TEXT };
 
@@ -271,7 +271,6 @@ function responsesEvents(r) {
 export async function startWindowMock({ window = 32_000, agent = defaultAgent, lifetimeMs = 300_000, maxRequests = 20_000 } = {}) {
   const state = { window, requests: [], rejected: [], maxPrompt: 0, summaryDown: false };
   let served = 0;
-  const sockets = new Set();
 
   function handle(api, body) {
     if (api === "chat") validateChat(body);
@@ -362,20 +361,7 @@ export async function startWindowMock({ window = 32_000, agent = defaultAgent, l
       res.end((api === "chat" ? chatEvents(answer, body) : responsesEvents(answer)).join(""));
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const stop = setTimeout(() => close(), lifetimeMs);
-  stop.unref();
-  let closing;
-  function close() {
-    clearTimeout(stop);
-    for (const socket of sockets) socket.destroy();
-    closing ??= new Promise((resolve) => server.close(() => resolve()));
-    return closing;
-  }
-  const url = `http://127.0.0.1:${server.address().port}`;
+  const { port, close } = await listenBounded(server, lifetimeMs);
+  const url = `http://127.0.0.1:${port}`;
   return { url, baseURL: `${url}/v1`, state, close };
 }
