@@ -706,3 +706,48 @@ fn a_summary_so_far_longer_than_the_cap_is_cut_so_the_next_request_fits() {
     // Judged at the end: far too long for the window, so not applied.
     assert_eq!(outcome.status(), CompactionStatus::Inflated);
 }
+
+#[test]
+fn a_summary_request_of_text_the_estimator_under_counts_is_sized_no_lower_than_the_conservative_count()
+ {
+    // The LangChain guide's run (docs/guides/langchain.md): a 32,000 window,
+    // the calibrated o200k estimator, tool output that is one line of code
+    // repeated 150 times (the estimator's count is 13% under o200k's for
+    // it), and a usage below the history's estimate (the rest of the
+    // history is text the estimator over-counts). Sized with the usage's
+    // average alone, the request and its cap passed the window by 146
+    // tokens. Sized no lower than the conservative estimator's count, they
+    // fit.
+    use compaction_core::{Estimator, TokenizerFamily};
+    let window = 32_000.0;
+    let mut config = CompactorConfig::new(window);
+    config.options.estimate.estimator = Estimator::Calibrated;
+    config.options.estimate.tokenizer = TokenizerFamily::O200k;
+    let options = config.options.estimate;
+    let code = format!(
+        "// src/a.rs\n{}",
+        "fn helper() { let x = parse(input)?; }\n".repeat(150)
+    );
+    let mut history = Vec::new();
+    for i in 0..17 {
+        history.push(user(&format!("read file {i}")));
+        history.push(common::result("read_file", &code));
+        history.push(model(&format!("file {i} read")));
+    }
+    let estimate: f64 = history.iter().map(|m| message_tokens(m, &options)).sum();
+    let mut chat = Compactor::new(config).unwrap();
+    let usage = (estimate * 0.85).ceil();
+    assert!(usage >= chat.thresholds().auto, "{usage} tokens reach auto");
+    let _ = chat.handle_usage(&json!({ "totalTokenCount": usage }));
+    let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let guard = EstimateOptions {
+        estimator: Estimator::Conservative,
+        ..options
+    };
+    let conservative = compaction_core::summary_request::request_tokens(&request, &guard);
+    let cap = request.config.max_output_tokens as f64;
+    assert!(
+        conservative + cap + compaction_core::summary_request::REQUEST_OVERHEAD_TOKENS <= window,
+        "request {conservative} (conservative count) + cap {cap} + margin passes {window}"
+    );
+}
