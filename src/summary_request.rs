@@ -228,23 +228,36 @@ pub fn build_summary_request(
         },
     };
     request.config.max_output_tokens =
-        max_output_tokens(window, request_size(&request, options, scale).ceil());
+        max_output_tokens(window, (request_tokens(&request, options) * scale).ceil());
     request
 }
 
-/// The tokens a request is sized with for its cap: its estimate times the
-/// usage scale, and never below the conservative estimator's count. The
-/// scale is the history's average, and a request can hold text the
-/// estimator under-counts more than that (one line of code repeated 150
-/// times, 13% under with `calibrated`): sized with the average alone, the
-/// LangChain guide's request and its cap passed a 32,000 window by 146
-/// tokens. The conservative estimator rarely under-counts.
-pub fn request_size(request: &SummaryRequest, options: &EstimateOptions, scale: f64) -> f64 {
-    let guard = EstimateOptions {
-        estimator: Estimator::Conservative,
-        ..*options
-    };
-    (request_tokens(request, options) * scale).max(request_tokens(request, &guard))
+/// How much larger than its estimate times the usage scale a summary
+/// request, and each chunk of one, is sized for its cap (the fitting's
+/// scale holds it). The scale is the history's average, and a request can
+/// hold text the estimator under-counts more than that: the LangChain
+/// guide's request (one line of code repeated 150 times, which `calibrated`
+/// counts 13.2% under o200k) came to 20,423 prompt tokens where it was
+/// sized at 19,253, 6% under, and with its cap it passed a 32,000 window by
+/// 146 tokens. With the margin a request 16% under still fits; one the
+/// estimator under-counts by more than that, against the history's
+/// average, can pass the window, and the provider then refuses it
+/// (SUMMARIZER_FAILED). Only the calibrated estimator, which is unbiased and
+/// so under-counts about half of all texts, is sized with it (see
+/// [`request_size_margin`]).
+pub const REQUEST_SIZE_MARGIN: f64 = 1.2;
+
+/// The margin a chat's summary requests are sized with:
+/// [`REQUEST_SIZE_MARGIN`] with the calibrated estimator; 1 with the
+/// conservative one, which already leans high, and with the reference one,
+/// whose sizing is the specification's (every summary in one call while
+/// request and cap fit the window).
+pub fn request_size_margin(options: &EstimateOptions) -> f64 {
+    if options.estimator == Estimator::Calibrated {
+        REQUEST_SIZE_MARGIN
+    } else {
+        1.0
+    }
 }
 
 /// The final user turn of every summary request; `fold` when the messages

@@ -33,7 +33,7 @@
 use crate::prelude::*;
 
 use crate::content::Content;
-use crate::estimate::{EstimateOptions, Estimator, message_tokens};
+use crate::estimate::{EstimateOptions, message_tokens};
 use crate::format::{MessageFacts, start_keeping_calls};
 use crate::ladder::{COMPACT_MAX_OUTPUT_TOKENS, Thresholds};
 use crate::options::CompactionOptions;
@@ -42,7 +42,8 @@ use crate::slim::{clear_tool_outputs, fit_messages, slim_message};
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, REQUEST_OVERHEAD_TOKENS, SummaryRequest, build_summary_request,
     fixed_overhead, fold_request, is_compaction_message, max_output_tokens, provider_scale,
-    rendered_tokens, request_size, summary_message, system_instruction, without_media,
+    rendered_tokens, request_size_margin, request_tokens, summary_message, system_instruction,
+    without_media,
 };
 
 use super::gap::Gap;
@@ -443,12 +444,11 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
 
     // The request fits the model.
     // Provider tokens per estimated token of the messages, the declared
-    // fixed part left out.
+    // fixed part left out, with the margin a request is sized with.
     let scale = provider_scale(
         (input.last_prompt_token_count as f64 - gap.fixed).max(0.0) as u64,
         history_estimate,
-    )
-    .max(conservative_ratio(&head, options));
+    ) * request_size_margin(options);
     let system = system_instruction(&input.options.prompt, input.focus);
     let overhead = fixed_overhead(&system, options);
     let window = input.window;
@@ -461,8 +461,8 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // sixteenth of the window (at least 1 024), or what chunks would get.
     let min_single = cap_multi.min(cap_fit.min(((window / 16.0).floor() as u64).max(1_024)));
     let fits = |request: &SummaryRequest| -> Option<u64> {
-        let cap =
-            max_output_tokens(window, request_size(request, options, scale).ceil()).min(cap_fit);
+        let cap = max_output_tokens(window, (request_tokens(request, options) * scale).ceil())
+            .min(cap_fit);
         (cap >= min_single).then_some(cap)
     };
     let mut state = FitState {
@@ -547,33 +547,4 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     let request = chunks.next_request(None, options);
     state.chunks = Some(chunks);
     prepared(request, state, 0.0)
-}
-
-/// The least provider tokens per estimated token a summary request is
-/// sized with: the conservative estimator's count of `head` over the chat
-/// estimator's. The usage scale is the history's average, and the head can
-/// be text the estimator under-counts more than that average (one line of
-/// code repeated a hundred times, 13% under with `calibrated`): sized with
-/// the average alone, its request and its cap passed a 32,000 window. The
-/// conservative estimator rarely under-counts, so a request is never
-/// sized below its count; 1 when the chat already uses it.
-fn conservative_ratio(head: &[Content], options: &EstimateOptions) -> f64 {
-    if options.estimator == Estimator::Conservative {
-        return 1.0;
-    }
-    let guard = EstimateOptions {
-        estimator: Estimator::Conservative,
-        ..*options
-    };
-    let (estimated, conservative) = head.iter().fold((0.0, 0.0), |(e, c), m| {
-        (
-            e + message_tokens(m, options),
-            c + message_tokens(m, &guard),
-        )
-    });
-    if estimated > 0.0 {
-        conservative / estimated
-    } else {
-        1.0
-    }
 }

@@ -483,3 +483,14 @@ test("the summary request as rendered for the provider fits the window with its 
     }
   }
 });
+
+test("the repeated line of code in the LangChain guide's tool output: the calibrated estimate is under o200k by no more than the summary request's margin covers (tests/fit.rs assumes 13.2%)", async () => {
+  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+  const code = `// src/a.rs\n${"fn helper() { let x = parse(input)?; }\n".repeat(150)}`;
+  const real = countTokens(code);
+  const estimated = cc.estimateTextTokens(code, { estimator: "calibrated", tokenizer: "o200k" });
+  const under = 1 - estimated / real;
+  // REQUEST_SIZE_MARGIN (src/summary_request.rs) is 1.2: a request up to 1 - 1/1.2 (16.7%) under still fits.
+  assert.ok(under <= 0.132 + 0.0005, `the estimate is ${(under * 100).toFixed(1)}% under o200k's ${real} (estimated ${estimated})`);
+  assert.ok(estimated < real, `the estimate (${estimated}) still under-counts o200k's ${real}: the case the margin is for`);
+});
