@@ -235,16 +235,16 @@ pub fn build_summary_request(
 /// How much larger than its estimate times the usage scale a summary
 /// request, and each chunk of one, is sized for its cap (the fitting's
 /// scale holds it). The scale is the history's average, and a request can
-/// hold text the estimator under-counts more than that: the LangChain
-/// guide's request (one line of code repeated 150 times, which `calibrated`
-/// counts 13.2% under o200k) came to 20,423 prompt tokens where it was
-/// sized at 19,253, 6% under, and with its cap it passed a 32,000 window by
-/// 146 tokens. With the margin a request 16% under still fits; one the
-/// estimator under-counts by more than that, against the history's
-/// average, can pass the window, and the provider then refuses it
-/// (SUMMARIZER_FAILED). Only the calibrated estimator, which is unbiased and
-/// so under-counts about half of all texts, is sized with it (see
-/// [`request_size_margin`]).
+/// hold text the estimator under-counts more than that: one line of code
+/// repeated 150 times, which `calibrated` counts 13.2% under o200k
+/// (tests/js/fit.test.mjs). With the margin a request 16% under still
+/// fits; one the estimator under-counts by more than that, against the
+/// history's average, can pass the window, and the provider then refuses
+/// it (SUMMARIZER_FAILED). Only the calibrated estimator, which is unbiased
+/// and so under-counts about half of all texts, is sized with it (see
+/// [`request_size_margin`]); the others are sized with the usage's average
+/// as is, which passed the LangChain guide's 32,000 window by 146 tokens
+/// (docs/guides/langchain.md).
 pub const REQUEST_SIZE_MARGIN: f64 = 1.2;
 
 /// The margin a chat's summary requests are sized with:

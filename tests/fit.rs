@@ -709,15 +709,14 @@ fn a_summary_so_far_longer_than_the_cap_is_cut_so_the_next_request_fits() {
 
 #[test]
 fn a_summary_request_the_estimator_under_counts_as_the_guides_code_fits_the_window_with_its_cap() {
-    // The LangChain guide's run (docs/guides/langchain.md): a 32,000 window,
-    // the calibrated o200k estimator, tool output that is one line of code
-    // repeated 150 times, which the estimator counts 13.2% under o200k
-    // (measured in tests/js/fit.test.mjs), and a usage no higher than
-    // the history's estimate (there the rest of the history was text the
-    // estimator over-counts, so the usage's average hid the code's
-    // under-count). Sized with the usage's average alone, the request and
-    // its cap passed the window by 146 tokens. Sized with the margin, a
-    // request whose every token is 13.2% under-counted still fits.
+    // A 32,000 window, the calibrated o200k estimator, tool output that is
+    // the LangChain guide's line of code repeated 150 times, which the
+    // estimator counts 13.2% under o200k (measured in tests/js/fit.test.mjs),
+    // and a usage equal to the history's estimate (as when the rest of the
+    // history is text the estimator over-counts, which the usage's average
+    // then hides the code's under-count behind). Sized with that average
+    // alone, the request and its cap pass the window; sized with the
+    // margin, a request whose every token is 13.2% under-counted fits.
     use compaction_core::summary_request::{REQUEST_OVERHEAD_TOKENS, request_tokens};
     use compaction_core::{Estimator, TokenizerFamily};
     let window = 32_000.0;

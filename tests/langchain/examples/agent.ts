@@ -19,6 +19,7 @@ const agent = createAgent({
       model, // the window and the tokenizer from the model (or pass window: 32_000)
       window: 32_000,
       summarizer: new ChatOpenAI({ model: "gpt-4o-mini" }),
+      summaryMaxOutputTokens: 8_192, // see "What this adapter does not do yet"
       onCompaction: (r) => console.log(`compaction: ${r.statusName}, ${r.originalTokenCount} → ${r.newTokenCount} tokens`),
     }),
   ],
