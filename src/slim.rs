@@ -235,8 +235,9 @@ impl Strings {
     }
 }
 
-/// `s` (of `n` characters) cut to its first and last `keep / 2` characters
-/// around the marker, on line breaks when one is near.
+/// `s` (of `n` characters) cut to its first `keep / 2` characters and its
+/// last `keep - keep / 2`, at exactly those counts (a cut may fall inside a
+/// line or a word), with the marker on a line of its own between them.
 fn cut(s: &str, n: usize, keep: usize) -> String {
     let head_chars = keep / 2;
     let tail_chars = keep - head_chars;

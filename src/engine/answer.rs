@@ -4,7 +4,7 @@
 use super::*;
 
 impl Compactor {
-    /// Judges the summarizer's answer to request `id` (see [`judge`]):
+    /// Judges the summarizer's answer to request `id` (see [`judge`](mod@judge)):
     /// EMPTY_SUMMARY, OUTPUT_TRUNCATED, SUMMARIZER_FAILED (a refusal, a
     /// filter, a tool call), INFLATED, or COMPRESSED with the new history's
     /// head. With the ledger on (the default), the summary message is the

@@ -5,7 +5,7 @@
 //!   `answer`: what the host answers (judging, multi-call runs, failures,
 //!   the ledger fallback);
 //! * [`outcome`]: the statuses and what a compaction did;
-//! * [`judge`]: judging the summarizer's answer;
+//! * [`judge`](mod@judge): judging the summarizer's answer;
 //! * [`saved_state`]: save and restore;
 //! * `fit`: planning a run so that the next prompt and every summary
 //!   request fit (every send fits, docs/behaviour.md): the tail yields, slimming, chunks.

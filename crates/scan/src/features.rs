@@ -1,6 +1,6 @@
 //! The counts the scanner produces, listed once.
 //!
-//! The [`features!`] table below is the only place a count is named: it
+//! The `features!` table below is the only place a count is named: it
 //! gives the index type [`Feature`], [`FEATURE_COUNT`], [`FEATURE_NAMES`]
 //! (which the fitting program writes into the weight table, so a stale
 //! table is detected) and the width of [`TextFeatures`] and of a weight row
