@@ -4,7 +4,8 @@
 //!   `poll`: what the host asks before a send (the gate and the plan);
 //!   `answer`: what the host answers (judging, multi-call runs, failures,
 //!   the ledger fallback);
-//! * [`outcome`]: the statuses and what a compaction did;
+//! * [`outcome`]: what a compaction did; `status`: the statuses, triggers,
+//!   no-op reasons and methods it reports (re-exported by [`outcome`]);
 //! * [`judge`](mod@judge): judging the summarizer's answer;
 //! * [`saved_state`]: save and restore;
 //! * `fit`: planning a run so that the next prompt and every summary
@@ -19,6 +20,7 @@ pub mod judge;
 pub mod outcome;
 mod poll;
 pub mod saved_state;
+mod status;
 
 use alloc::borrow::Cow;
 
