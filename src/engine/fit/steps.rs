@@ -1,244 +1,71 @@
-//! Every send fits the window (every send fits, docs/behaviour.md): how a run is planned so that the
-//! next prompt fits and every summary request fits the model.
-//!
-//! * **The tail yields.** The retention minimums (`excludeMessages`,
-//!   `excludeContextWindowPercent`) hold while they fit. When the kept tail,
-//!   the summary reserve and the pending message would leave the next prompt
-//!   at or above `auto` (`hard` for a run forced at `hard` whose pending
-//!   message alone is at `auto`), the tail starts later, at a clean boundary (never between a
-//!   call and its response: a boundary whose tail would hold a result of a
-//!   call before it is skipped), down to the last one; the pinned messages
-//!   before the tail are kept too and count against it, and are never
-//!   slimmed; when even that does not
-//!   fit, its largest messages are slimmed ([`crate::slim`]) and their
-//!   copies go into the outcome's head.
-//! * **A message that cannot fit.** When the pending message, with the
-//!   smallest compacted history possible before it, is at or above `hard`,
-//!   nothing runs: NOOP `messageTooLarge` with `overBy`. At or above `auto`
-//!   on an auto run, nothing runs either (`wouldNotFit`): compacting could
-//!   not bring the next prompt below `auto`.
-//! * **Clearing first** (`clearToolOutputs`): tool outputs before the tail
-//!   become markers; when that brings the prompt below `warn`, the run ends
-//!   there (COMPRESSED, `method: "cleared"`, no call).
-//! * **The request fits.** Its input is at most `window − cap − 1 024`
-//!   (provider tokens, through the chat's provider scale). When the part to
-//!   summarize is larger, its tool outputs and call arguments are slimmed to
-//!   a per-message budget (a quarter of a request), and if it is still too
-//!   large it is summarized in chunks ([`Chunks`]), each request carrying
-//!   the summary so far; a single message larger than a request is slimmed
-//!   to fit one.
-//! * **Manual runs** drop an unanswered trailing function call: no response
-//!   will come between turns.
+//! The plan's steps, in the order [`super::plan`] takes them: the budget,
+//! the tail chosen, the tail slimmed, the part replaced, clearing, and the
+//! request fitted to the model. Each step takes what the ones before it
+//! decided.
 
 use crate::prelude::*;
 
 use crate::content::Content;
+use crate::engine::gap::Gap;
+use crate::engine::outcome::{NoopReason, Trigger};
 use crate::estimate::{EstimateOptions, message_tokens};
 use crate::format::{MessageFacts, start_keeping_calls};
-use crate::ladder::{COMPACT_MAX_OUTPUT_TOKENS, Thresholds};
-use crate::options::CompactionOptions;
 use crate::read::MAX_COUNT;
 use crate::slim::{clear_tool_outputs, fit_messages, slim_message};
 use crate::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, REQUEST_OVERHEAD_TOKENS, SummaryRequest, build_summary_request,
     fixed_overhead, fold_request, is_compaction_message, max_output_tokens, provider_scale,
-    rendered_tokens, request_size_margin, request_tokens, summary_message, system_instruction,
-    without_media,
+    request_size_margin, request_tokens, summary_message, system_instruction, without_media,
 };
 
-use super::gap::Gap;
-use super::outcome::{NoopReason, Trigger};
+use super::{Chunks, FitInput, FitState, Plan, Prepared, is_boundary, model_cap};
 
-/// What a run is planned from.
-pub(super) struct FitInput<'a> {
+/// What the first step measured: the history as the run sees it, and what
+/// the next prompt and the kept tail may take.
+pub(super) struct Budget<'a> {
+    /// The host's history, cut to the messages it has facts for.
     pub history: &'a [Content],
-    /// One per message of `history`: pinned messages, tool results, calls.
+    /// One per message of `history`.
     pub facts: &'a [MessageFacts],
-    pub window: f64,
-    pub thresholds: &'a Thresholds,
-    pub options: &'a CompactionOptions,
-    pub last_prompt_token_count: u64,
-    /// The estimated tokens of the message about to be sent (0 for `/compact`).
-    pub pending_tokens: f64,
-    pub trigger: Trigger,
-    pub focus: Option<&'a str>,
-}
-
-/// What the planning decided.
-pub(super) enum Plan {
-    /// Nothing runs.
-    Noop(NoopReason),
-    /// Made small enough without a model call (cleared tool outputs,
-    /// slimmed messages): the new history is `head` + `history[kept_from..]`.
-    Cleared {
-        head: Vec<Content>,
-        kept_from: usize,
-        pinned: Vec<usize>,
-        /// The host index each message of `head` was copied from.
-        copied_from: Vec<usize>,
-        history_tokens: u64,
-        new_tokens: u64,
-    },
-    /// A summary run.
-    Summarize(Box<Prepared>),
-}
-
-/// A summary run, ready to hand out its first request.
-pub(super) struct Prepared {
-    pub request: SummaryRequest,
-    pub kept_from: usize,
-    /// The pinned messages before `kept_from`, which the new history keeps
-    /// first and verbatim.
-    pub pinned: Vec<usize>,
-    pub starts_with_model: bool,
-    pub history_tokens: u64,
+    /// How many messages of `history` a run keeps or replaces: all but a
+    /// trailing call a manual run drops.
+    pub body_len: usize,
+    /// Whether a manual run dropped a trailing call.
+    pub dropped_call: bool,
+    /// Whether the body ends with a call (not on a manual run): the pending
+    /// message answers it, so the tail keeps it.
+    pub trailing_call: bool,
+    /// The estimator's count of each message of `history`.
+    pub sizes: Vec<f64>,
+    /// Their sum.
     pub history_estimate: f64,
-    pub summarized_estimate: f64,
-    pub tail_estimate: f64,
-    pub request_overhead: f64,
-    /// The usage-gap model the run was planned with.
+    /// Prompt size of the history: the last usage, or the estimate (the
+    /// declared overhead included) when there is none.
+    pub history_tokens: u64,
+    /// The usage-gap model of this history.
     pub gap: Gap,
-    pub state: FitState,
-}
-
-/// What a run in flight keeps beyond the spec's basis: the parts of the
-/// new history it already made (slimmed tail copies), the chunks still to
-/// summarize, and what the no-loop check needs.
-#[derive(Clone, Debug)]
-pub(super) struct FitState {
-    /// Copies of tail messages that go into the head after the summary
-    /// (slimmed ones, or the tail before a dropped trailing call).
-    pub tail_copies: Vec<Content>,
-    /// The host index each of `tail_copies` was made from.
-    pub tail_sources: Vec<usize>,
-    /// The chunks not yet summarized, for a multi-call run.
-    pub chunks: Option<Chunks>,
-    /// Summary requests handed out so far.
-    pub calls: u32,
-    /// Whether the request holds the summarized messages verbatim, so that
-    /// the call's input count measures them (else the new size is estimated).
-    pub exact: bool,
-    /// The next prompt must be below this (`auto`, or `hard` for a hard run).
-    pub limit: f64,
     /// The pending message's estimated tokens.
-    pub pending_tokens: f64,
+    pub pending: f64,
+    /// The next prompt must be below this (`auto`, or `hard`).
+    pub limit: f64,
+    /// The largest output cap a summary call may have ([`model_cap`]).
+    pub cap_fit: u64,
+    /// What the kept tail, with the pinned messages before it, may take
+    /// (estimated tokens).
+    pub tail_budget: f64,
 }
 
-/// The part of a multi-call run still to summarize: media-free, slimmed
-/// copies, handed out one request at a time.
-#[derive(Clone, Debug)]
-pub(super) struct Chunks {
-    messages: Vec<Content>,
-    facts: Vec<MessageFacts>,
-    next: usize,
-    system_instruction: String,
-    cap: u64,
-    /// The estimator's budget for one request's input.
-    room: f64,
-    /// The estimator's count the summary so far may take: the cap (a model
-    /// that honours it never writes more; a longer one is cut, so that the
-    /// next request still fits).
-    so_far_budget: f64,
-}
-
-impl Chunks {
-    /// Whether every message was handed out.
-    pub fn is_done(&self) -> bool {
-        self.next >= self.messages.len()
-    }
-
-    /// The next request: the summary so far, then as many whole units
-    /// (a unit starts at a clean boundary, so a call and its response are
-    /// never in different requests) as the room holds, at least one, slimmed
-    /// further if it alone is too large.
-    pub fn next_request(
-        &mut self,
-        so_far: Option<&str>,
-        options: &EstimateOptions,
-    ) -> SummaryRequest {
-        let cut;
-        let so_far = match so_far {
-            Some(text)
-                if message_tokens(&Content::text("user", text), options) > self.so_far_budget =>
-            {
-                let slim = slim_message(&Content::text("user", text), self.so_far_budget, options);
-                cut = slim
-                    .parts
-                    .first()
-                    .and_then(|p| p.as_map().get("text"))
-                    .and_then(|t| t.as_str())
-                    .unwrap_or_default()
-                    .to_string();
-                Some(cut.as_str())
-            }
-            other => other,
-        };
-        let carried = so_far.map_or(0.0, |s| {
-            message_tokens(&summary_message(s), options)
-                + message_tokens(&Content::text("model", ACKNOWLEDGEMENT), options)
-                + message_tokens(&Content::text("user", BRIDGE), options)
-        });
-        let room = (self.room - fixed_overhead(&self.system_instruction, options) - carried)
-            .max(self.room / 8.0);
-        let start = self.next;
-        let mut end = start;
-        let mut used = 0.0;
-        while end < self.messages.len() {
-            let unit_end = unit_end(&self.messages, &self.facts, end);
-            let unit: f64 = self.messages[end..unit_end]
-                .iter()
-                .map(|m| rendered_tokens(m, options))
-                .sum();
-            if end > start && used + unit > room {
-                break;
-            }
-            used += unit;
-            end = unit_end;
-        }
-        self.next = end;
-        let chunk = if used > room {
-            fit_messages(&self.messages[start..end], room, options)
-        } else {
-            self.messages[start..end].to_vec()
-        };
-        fold_request(so_far, &chunk, &self.system_instruction, self.cap)
+impl<'a> Budget<'a> {
+    /// The messages a run keeps or replaces.
+    pub fn body(&self) -> &'a [Content] {
+        &self.history[..self.body_len]
     }
 }
 
-/// Whether a clean boundary is at `i`: a user's own message (not a tool
-/// result, not one of this library's), or a model turn right after a
-/// user-side one (the response of every earlier call precedes it).
-fn is_boundary(messages: &[Content], facts: &[MessageFacts], i: usize) -> bool {
-    let m = &messages[i];
-    if facts[i].pinned {
-        false
-    } else if m.is_model() {
-        i > 0 && !messages[i - 1].is_model()
-    } else {
-        !facts[i].tool_result && !is_compaction_message(m)
-    }
-}
-
-/// Where the unit that starts at `start` ends: at the next boundary.
-fn unit_end(messages: &[Content], facts: &[MessageFacts], start: usize) -> usize {
-    (start + 1..messages.len())
-        .find(|&i| is_boundary(messages, facts, i))
-        .unwrap_or(messages.len())
-}
-
-/// The largest output cap a summary call may have: 20 000 or the model's
-/// limit.
-pub(super) fn model_cap(options: &CompactionOptions) -> u64 {
-    options
-        .fit
-        .max_output_tokens
-        .map_or(COMPACT_MAX_OUTPUT_TOKENS, |n| {
-            n.min(COMPACT_MAX_OUTPUT_TOKENS)
-        })
-}
-
-/// Plans a run: see the module docs.
-pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
+/// Step 1, the budget: what the history costs, what the next prompt must
+/// stay below and what that leaves the kept tail; or why nothing runs
+/// (`messageTooLarge`, `wouldNotFit`).
+pub(super) fn budget<'a>(input: &FitInput<'a>) -> Result<Budget<'a>, NoopReason> {
     let options = &input.options.estimate;
     let len = input.history.len().min(input.facts.len());
     let history = &input.history[..len];
@@ -253,7 +80,6 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         len
     };
     let dropped_call = body_len < history.len();
-    let body = &history[..body_len];
     let sizes: Vec<f64> = history.iter().map(|m| message_tokens(m, options)).collect();
     let history_estimate: f64 = sizes.iter().sum();
     let declared = input.options.fit.overhead_tokens;
@@ -284,12 +110,12 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // cannot shrink it either way.
     let smallest = framing + pending + smallest_tail;
     if !manual && smallest >= thresholds.hard {
-        return Plan::Noop(NoopReason::MessageTooLarge {
+        return Err(NoopReason::MessageTooLarge {
             over_by: ((smallest - thresholds.hard).ceil() as u64).clamp(1, MAX_COUNT),
         });
     }
     if matches!(input.trigger, Trigger::Auto) && smallest >= thresholds.auto {
-        return Plan::Noop(NoopReason::WouldNotFit);
+        return Err(NoopReason::WouldNotFit);
     }
     // The next prompt must end below `auto`; only a hard run whose pending
     // message alone keeps it at `auto` aims at `hard` (fitting the window
@@ -306,7 +132,46 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     // no-loop check still judges the real summary).
     let reserve = (cap_fit as f64).min(thresholds.auto / 4.0);
     let tail_budget = (gap.room_for(limit - 1.0 - reserve) - framing - pending).max(0.0);
+    Ok(Budget {
+        history,
+        facts,
+        body_len,
+        dropped_call,
+        trailing_call,
+        sizes,
+        history_estimate,
+        history_tokens,
+        gap,
+        pending,
+        limit,
+        cap_fit,
+        tail_budget,
+    })
+}
 
+/// Where the kept tail starts, and what it keeps.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tail {
+    /// Index of its first message.
+    pub from: usize,
+    /// The estimator's count of the pinned messages before it, which the
+    /// new history keeps too.
+    pub pinned_estimate: f64,
+    /// The estimator's count of its messages.
+    pub estimate: f64,
+}
+
+/// Step 2, the tail yields: the spec's split `split_from` while what it
+/// keeps (the pinned messages before it included) fits the tail budget;
+/// else the earliest later clean boundary whose tail fits, a boundary that
+/// would leave a result in the tail without its call skipped; else the
+/// last such boundary.
+pub(super) fn choose_tail(budget: &Budget<'_>, split_from: usize) -> Tail {
+    let body_len = budget.body_len;
+    let body = budget.body();
+    let facts = budget.facts;
+    let sizes = &budget.sizes;
+    let tail_budget = budget.tail_budget;
     // The tail yields: the earliest clean boundary from the spec's split
     // whose tail fits, else the last one.
     let mut suffix = vec![0.0; body_len + 1];
@@ -324,7 +189,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     let tail_from = if kept(split_from) <= tail_budget {
         split_from
     } else {
-        let last = if trailing_call {
+        let last = if budget.trailing_call {
             body_len - 1
         } else {
             body_len
@@ -344,9 +209,55 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             .or_else(|| boundaries.last().copied())
             .unwrap_or(split_from)
     };
-    let tail = &body[tail_from..];
-    let pinned_estimate = pinned_before[tail_from];
-    let mut tail_estimate = suffix[tail_from];
+    Tail {
+        from: tail_from,
+        pinned_estimate: pinned_before[tail_from],
+        estimate: suffix[tail_from],
+    }
+}
+
+/// What the new history keeps besides the summary: the pinned messages
+/// before the tail, copies of tail messages, and the host's own messages
+/// from `from` on.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Kept {
+    /// Where the host's messages resume, verbatim (`history[from..]`).
+    pub from: usize,
+    /// The estimator's count of the pinned messages before the tail and of
+    /// the tail, slimmed where it was.
+    pub estimate: f64,
+    /// Copies of tail messages that go into the head after the summary
+    /// (slimmed ones, or the tail before a dropped trailing call).
+    pub copies: Vec<Content>,
+    /// The host index each of `copies` was made from.
+    pub sources: Vec<usize>,
+}
+
+impl Kept {
+    /// Whether the kept messages start with a model message (then the head
+    /// ends with a bridge).
+    pub fn starts_with_model(&self, history: &[Content]) -> bool {
+        self.copies
+            .first()
+            .or_else(|| history.get(self.from))
+            .is_some_and(Content::is_model)
+    }
+}
+
+/// Step 3, the tail slimmed: when the tail and the pinned messages before
+/// it exceed the tail budget, the tail's largest messages are slimmed
+/// ([`fit_messages`]; pinned ones never) and their copies kept, up to the
+/// last one changed; after a dropped trailing call the rest of the tail is
+/// copied too, so that the new history ends before the call.
+pub(super) fn slim_tail(budget: &Budget<'_>, tail: &Tail, options: &EstimateOptions) -> Kept {
+    let body = budget.body();
+    let body_len = budget.body_len;
+    let facts = budget.facts;
+    let tail_from = tail.from;
+    let tail_budget = budget.tail_budget;
+    let pinned_estimate = tail.pinned_estimate;
+    let messages = &body[tail_from..];
+    let mut tail_estimate = tail.estimate;
     let mut tail_copies: Vec<Content> = Vec::new();
     let mut tail_sources: Vec<usize> = Vec::new();
     let mut kept_from = tail_from;
@@ -354,21 +265,21 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         // Pinned messages in the tail are never slimmed: the others share
         // what they leave.
         let tail_facts = &facts[tail_from..body_len];
-        let pinned_in_tail: f64 = tail
+        let pinned_in_tail: f64 = messages
             .iter()
             .zip(tail_facts)
             .filter(|(_, f)| f.pinned)
             .map(|(m, _)| message_tokens(m, options))
             .sum();
-        let slimmable: Vec<Content> = tail
+        let slimmable: Vec<Content> = messages
             .iter()
             .zip(tail_facts)
             .filter(|(_, f)| !f.pinned)
             .map(|(m, _)| m.clone())
             .collect();
-        let budget = tail_budget - pinned_estimate - pinned_in_tail;
-        let mut fitted_rest = fit_messages(&slimmable, budget, options).into_iter();
-        let fitted: Vec<Content> = tail
+        let left = tail_budget - pinned_estimate - pinned_in_tail;
+        let mut fitted_rest = fit_messages(&slimmable, left, options).into_iter();
+        let fitted: Vec<Content> = messages
             .iter()
             .zip(tail_facts)
             .map(|(m, f)| {
@@ -381,7 +292,7 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
             .collect();
         let last_changed = fitted
             .iter()
-            .zip(tail)
+            .zip(messages)
             .rposition(|(a, b)| a != b)
             .map_or(0, |i| i + 1);
         tail_estimate = fitted.iter().map(|m| message_tokens(m, options)).sum();
@@ -391,58 +302,148 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
     }
     // What the new history keeps verbatim besides the head: judged with it.
     let kept_estimate = pinned_estimate + tail_estimate;
-    if dropped_call {
+    if budget.dropped_call {
         // The rest of the tail is copied too, so that the new history ends
         // before the dropped call.
         tail_copies.extend(body[kept_from..].iter().cloned());
         tail_sources.extend(kept_from..body_len);
-        kept_from = history.len();
+        kept_from = budget.history.len();
     }
-    let starts_with_model = tail_copies
-        .first()
-        .or_else(|| history.get(kept_from))
-        .is_some_and(Content::is_model);
+    Kept {
+        from: kept_from,
+        estimate: kept_estimate,
+        copies: tail_copies,
+        sources: tail_sources,
+    }
+}
+
+/// The part a run replaces: the messages before the tail, pinned ones left
+/// out (they stay, first and verbatim).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Replaced {
+    /// The pinned messages before the tail (indices, ascending).
+    pub pinned: Vec<usize>,
+    /// The replaced messages (indices, ascending).
+    pub indices: Vec<usize>,
+    /// Their estimator's count.
+    pub estimate: f64,
+    /// Copies of them.
+    pub messages: Vec<Content>,
+    /// Their facts.
+    pub facts: Vec<MessageFacts>,
+    /// Whether there is nothing to summarize: no message, or only what
+    /// compaction wrote (an earlier summary).
+    pub nothing_to_summarize: bool,
+}
+
+/// Step 4, the part replaced: every message before `tail_from` but the
+/// pinned ones.
+pub(super) fn replaced(budget: &Budget<'_>, tail_from: usize) -> Replaced {
+    let body = budget.body();
+    let facts = budget.facts;
     // The head is what is replaced: the messages before the tail, pinned
     // ones left out (they stay, first and verbatim).
     let pinned: Vec<usize> = (0..tail_from).filter(|&i| facts[i].pinned).collect();
     let summarized: Vec<usize> = (0..tail_from).filter(|&i| !facts[i].pinned).collect();
-    let summarized_estimate: f64 = summarized.iter().map(|&i| sizes[i]).sum();
+    let summarized_estimate: f64 = summarized.iter().map(|&i| budget.sizes[i]).sum();
     let head: Vec<Content> = summarized.iter().map(|&i| body[i].clone()).collect();
     let head_facts: Vec<MessageFacts> = summarized.iter().map(|&i| facts[i].clone()).collect();
     let nothing_to_summarize = head.is_empty() || head.iter().all(is_compaction_message);
+    Replaced {
+        pinned,
+        indices: summarized,
+        estimate: summarized_estimate,
+        messages: head,
+        facts: head_facts,
+        nothing_to_summarize,
+    }
+}
 
+/// What clearing decided.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Clearing {
+    /// The replaced messages' copies (tool outputs cleared, or as they are
+    /// when there is nothing to summarize) and the kept part make the
+    /// prompt small enough: the run ends without a call, the new head is
+    /// `copies` then the kept copies.
+    Enough {
+        /// The copies of the replaced messages.
+        copies: Vec<Content>,
+        /// The new prompt's size.
+        new_tokens: u64,
+    },
+    /// Nothing to summarize, and nothing gained without a call.
+    NothingToCompress,
+    /// A summary run follows, over the cleared copies when there are.
+    Summarize(Option<Vec<Content>>),
+}
+
+/// Step 5, clearing (`clearToolOutputs`): tool outputs of the replaced
+/// messages become markers; when that brings the prompt below `warn` (or,
+/// with nothing to summarize, the kept tail's slimming alone below the
+/// limit), and the new prompt is smaller than the old, no call is made.
+pub(super) fn clear(
+    input: &FitInput<'_>,
+    budget: &Budget<'_>,
+    kept: &Kept,
+    replaced: &Replaced,
+) -> Clearing {
+    let options = &input.options.estimate;
+    let thresholds = input.thresholds;
+    let head = &replaced.messages;
+    let nothing_to_summarize = replaced.nothing_to_summarize;
     let clear = input.options.fit.clear_tool_outputs;
     let cleared: Option<Vec<Content>> =
         clear.then(|| head.iter().map(clear_tool_outputs).collect());
     if nothing_to_summarize || cleared.is_some() {
         let head_copies: Vec<Content> = cleared.clone().unwrap_or_else(|| head.to_vec());
         let head_estimate: f64 = head_copies.iter().map(|m| message_tokens(m, options)).sum();
-        let new_estimate = gap.predict(head_estimate + kept_estimate);
-        let enough = new_estimate + pending < thresholds.warn
-            || (nothing_to_summarize && new_estimate + pending < limit);
-        if enough && (!tail_copies.is_empty() || cleared.is_some()) && kept_from > 0 {
+        let new_estimate = budget.gap.predict(head_estimate + kept.estimate);
+        let enough = new_estimate + budget.pending < thresholds.warn
+            || (nothing_to_summarize && new_estimate + budget.pending < budget.limit);
+        if enough && (!kept.copies.is_empty() || cleared.is_some()) && kept.from > 0 {
             let new_tokens = (new_estimate.ceil() as u64).min(MAX_COUNT);
-            if new_tokens < history_tokens {
-                let mut new_head = head_copies;
-                new_head.extend(tail_copies);
-                let mut copied_from = summarized.clone();
-                copied_from.extend(tail_sources);
-                return Plan::Cleared {
-                    head: new_head,
-                    kept_from,
-                    pinned,
-                    copied_from,
-                    history_tokens,
+            if new_tokens < budget.history_tokens {
+                return Clearing::Enough {
+                    copies: head_copies,
                     new_tokens,
                 };
             }
         }
         if nothing_to_summarize {
-            return Plan::Noop(NoopReason::NothingToCompress);
+            return Clearing::NothingToCompress;
         }
     }
+    Clearing::Summarize(cleared)
+}
 
-    // The request fits the model.
+/// Step 6, the request fits the model: its input at most `window − cap −
+/// 1 024` provider tokens. One request over the replaced messages when it
+/// leaves the summary a fair cap; else one over copies whose tool traffic
+/// is slimmed to a per-message budget; else chunks ([`Chunks`]), the first
+/// request handed out now.
+pub(super) fn fit_request(
+    input: &FitInput<'_>,
+    budget: &Budget<'_>,
+    kept: Kept,
+    replaced: Replaced,
+    cleared: Option<Vec<Content>>,
+) -> Plan {
+    let options = &input.options.estimate;
+    let gap = budget.gap;
+    let cap_fit = budget.cap_fit;
+    let history_tokens = budget.history_tokens;
+    let history_estimate = budget.history_estimate;
+    let starts_with_model = kept.starts_with_model(budget.history);
+    let kept_from = kept.from;
+    let kept_estimate = kept.estimate;
+    let Replaced {
+        pinned,
+        estimate: summarized_estimate,
+        messages: head,
+        facts: head_facts,
+        ..
+    } = replaced;
     // Provider tokens per estimated token of the messages, the declared
     // fixed part left out, with the margin a request is sized with.
     let scale = provider_scale(
@@ -466,13 +467,13 @@ pub(super) fn plan(input: &FitInput<'_>, split_from: usize) -> Plan {
         (cap >= min_single).then_some(cap)
     };
     let mut state = FitState {
-        tail_copies,
-        tail_sources,
+        tail_copies: kept.copies,
+        tail_sources: kept.sources,
         chunks: None,
         calls: 1,
         exact: false,
-        limit,
-        pending_tokens: pending,
+        limit: budget.limit,
+        pending_tokens: budget.pending,
     };
     let prepared = |request: SummaryRequest, state: FitState, request_overhead: f64| {
         Plan::Summarize(Box::new(Prepared {
