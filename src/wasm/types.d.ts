@@ -320,6 +320,12 @@ export interface SavedState {
   anchor?: [number, string];
   /** The prompt being sent, as `[message count, fingerprint]` (written between a check and its usage). */
   sending?: [number, string];
+  /**
+   * How the fingerprints above were made (written with them): 2, a walk over each message's JSON
+   * value. A state without it that has them (written before) is read as well: its fingerprints
+   * are of each message's JSON text.
+   */
+  fingerprints?: 2;
 }
 
 /** A provider's usage object: Gemini `usageMetadata`, OpenAI `usage`, Anthropic `usage`, or a wrapper holding one. */

@@ -7,6 +7,7 @@
 // pending messages, and `setOverhead`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import fc from "fast-check";
 import { cc } from "./helpers.mjs";
 
 const { ChatCompactor, CompressionStatus } = cc;
@@ -120,4 +121,146 @@ test("setOverhead declares the fixed part: tokens, none, or the call's system pr
   assert.throws(() => chat.setOverhead("lots"), { code: "INVALID_ARGUMENT" });
   assert.throws(() => chat.setOverhead(NaN), { code: "INVALID_ARGUMENT" });
   assert.throws(() => chat.setOverhead(-1), { code: "INVALID_ARGUMENT" });
+});
+
+/**
+ * Whether `reapply` takes message `y` for message `x`: a prompt `[x]` the
+ * usage measured is found again (as the anchor) at the start of `[y, …]`.
+ */
+function sameMessage(x, y) {
+  const chat = newChat();
+  try {
+    chat.reapply([x]);
+    chat.reportUsage({ prompt_tokens: 100, completion_tokens: 1 });
+    return chat.reapply([y, { role: "user", content: "next" }]).covered === 1;
+  } finally {
+    chat.free();
+  }
+}
+
+test("messages are matched by their JSON text: the same text matches, any other does not", () => {
+  const long = "fn parse(input: &str) -> Span { todo!() }\n".repeat(40);
+  const date = new Date(Date.UTC(2026, 0, 2));
+  const cases = [
+    // [x, y]: the same JSON text, written from different values
+    [{ a: 1, b: undefined, f() {} }, { a: 1 }],
+    [{ n: NaN, m: -Infinity, z: -0 }, { n: null, m: null, z: 0 }],
+    [[1, , undefined, () => 1, Symbol("s")], [1, null, null, null, null]],
+    [{ when: date, v: { toJSON: () => "x" }, gone: { toJSON: () => undefined } }, { when: date.toISOString(), v: "x" }],
+    [[new String("s"), new Number(2), new Boolean(false)], ["s", 2, false]],
+    [{ big: 1e21, sum: 0.1 + 0.2 }, JSON.parse('{"big":1000000000000000000000,"sum":0.30000000000000004}')],
+    [{ text: long, [long]: long }, JSON.parse(JSON.stringify({ text: long, [long]: long }))],
+    [Object.assign(Object.create(null), { role: "user" }), { role: "user" }],
+    [new Map([["k", 1]]), {}],
+    [Object.assign([1], { extra: 2 }), [1]],
+    // other texts
+    [{ a: 1, b: 2 }, { b: 2, a: 1 }],
+    [["ab"], ["a", "b"]],
+    [{ a: "b" }, ["a", "b"]],
+    [[[]], []],
+    [{ a: {} }, { a: [] }],
+    [{ "": "" }, {}],
+    [[1, [2]], [[1], 2]],
+    ["1", 1],
+    ["true", true],
+    ["null", null],
+    [{ text: long }, { text: long.slice(0, 800) + "X" + long.slice(801) }],
+    [{ text: long }, { text: long + " " }],
+    ["\ud800", "\ufffd"],
+    [{ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, { content: [{ type: "text", text: "ab" }] }],
+  ];
+  for (const [x, y] of cases) {
+    const same = JSON.stringify(x) === JSON.stringify(y);
+    assert.equal(sameMessage(x, y), same, `${JSON.stringify(x)?.slice(0, 80)} / ${JSON.stringify(y)?.slice(0, 80)}: the same text ${same}`);
+  }
+});
+
+test("property: reapply matches two messages exactly when their JSON texts are equal", () => {
+  const values = fc.anything({
+    maxDepth: 3,
+    withBoxedValues: true,
+    withDate: true,
+    withMap: true,
+    withNullPrototype: true,
+    withSparseArray: true,
+    withTypedArray: true,
+    withObjectString: true,
+  });
+  const long = fc.string({ minLength: 128, maxLength: 400, unit: "binary" });
+  const message = fc.oneof(values, fc.record({ role: fc.constant("tool"), content: fc.oneof(long, values) }));
+  // A message's text as the chat reads it: `undefined` is null.
+  const jsonText = (value) => (value === undefined ? "null" : JSON.stringify(value));
+  // The same members in the other order (the same text only where no object has two keys to swap).
+  const reversed = (value) => {
+    if (Array.isArray(value)) return value.map(reversed);
+    if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
+    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+  };
+  const partners = {
+    reparsed: (x) => JSON.parse(jsonText(x)), // the same text, from other values (NaN → null, Date → string, …)
+    reversed,
+    other: (_x, other) => other,
+  };
+  fc.assert(
+    fc.property(message, message, fc.constantFrom(...Object.keys(partners)), (x, other, partner) => {
+      const y = partners[partner](x, other);
+      return sameMessage(x, y) === (jsonText(x) === jsonText(y));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test("a message JSON cannot write is INVALID_CONTENT, in JSON.stringify's words", () => {
+  const chat = newChat();
+  const cyclic = { role: "user" };
+  cyclic.self = cyclic;
+  assert.throws(() => chat.reapply([cyclic]), { code: "INVALID_CONTENT", message: /circular/i });
+  assert.throws(() => chat.reapply([{ n: 1n }]), { code: "INVALID_CONTENT", message: /BigInt/ });
+  const boom = new Error("getter says no");
+  assert.throws(() => chat.reapply([{ get content() { throw boom; } }]), (error) => error.code === "INVALID_CONTENT" && error.cause === boom);
+  assert.throws(() => chat.reapply([() => 1]), { code: "INVALID_CONTENT" });
+  chat.free();
+});
+
+/** The fingerprints of states saved before the walk: FNV-1a over each message's JSON text, folded. */
+function textFold(messages) {
+  const fnv = (text, seed) => {
+    let a = 0x811c9dc5;
+    let b = 0x050c5d1f;
+    const units = seed + text;
+    for (let i = 0; i < units.length; i++) {
+      const u = units.charCodeAt(i);
+      a = Math.imul(a ^ u, 0x01000193);
+      b = Math.imul(b ^ u, 0x01000193) ^ (b >>> 15);
+    }
+    return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  };
+  return messages.reduce((fold, m) => fnv(fnv(JSON.stringify(m), ""), fold), "");
+}
+
+test("a state saved before the walk (no `fingerprints`) keeps its compaction", async () => {
+  const chat = newChat();
+  const history = conversation(12, 1_000, "e");
+  const user = { role: "user", content: "go on" };
+  const done = await chat.beforeSend(history, user, summarize);
+  assert.equal(done.status, CompressionStatus.COMPRESSED);
+  const saved = chat.save();
+  assert.equal(saved.fingerprints, 2);
+  const prompt = clone([...history, user, { role: "assistant", content: "done" }]);
+  const expected = chat.reapply(clone(prompt)).history;
+  // The same state as the previous version wrote it.
+  const { fingerprints, anchor, sending, ...older } = saved;
+  const n = saved.compaction.replaced[0];
+  older.compaction = { ...saved.compaction, replaced: [n, textFold(history.slice(0, n))] };
+  assert.notEqual(older.compaction.replaced[1], saved.compaction.replaced[1], "the two ways differ");
+  const restored = ChatCompactor.restore(clone(older));
+  const found = restored.reapply(clone(prompt));
+  assert.equal(found.match, "applied");
+  assert.deepEqual(found.history, expected);
+  assert.equal(restored.save().fingerprints, undefined, "still written the older way while its prefixes need it");
+  // Once nothing needs the older fingerprints (an edited conversation), the chat moves to the walk.
+  assert.equal(restored.reapply(conversation(2, 10, "f")).match, "diverged");
+  restored.reapply(conversation(2, 10, "f"));
+  assert.equal(restored.save().fingerprints, 2);
+  assert.throws(() => ChatCompactor.restore({ ...saved, fingerprints: 3 }), { code: "INVALID_STATE" });
 });

@@ -16,6 +16,7 @@
 import * as wasm from "./wasm.js";
 // The statuses, name → number, written by scripts/build from the core's list.
 import { STATUS_ALIASES, STATUSES } from "./statuses.js";
+import { fingerprint, foldPrints, laneHex, valueFingerprint } from "./fingerprint.js";
 
 const ERROR_NAME = "CompactionError";
 const BUSY_MESSAGE = "the chat is in use by another call; wait for it to finish";
@@ -311,49 +312,73 @@ function isAborted(signal) {
 
 // ---- A compaction that survives loops which rebuild the prompt (reapply; docs/api.md).
 // The chat remembers the messages its last compaction replaced, by a
-// fingerprint of each one's JSON text (never object identity), and the head
-// that replaced them; `reapply` puts the head back in any prompt that starts
-// with them. It also remembers which prompt its last usage measured (the
-// anchor): what follows it in a later prompt is pending. A prefix is
-// `[messages, fold]`: its length and its messages' fingerprints folded in
-// order (64-bit FNV-1a in two 32-bit lanes, as 16 hex digits).
+// fingerprint of each one's JSON value (never object identity;
+// fingerprint.js), and the head that replaced them; `reapply` puts the head
+// back in any prompt that starts with them. It also remembers which prompt
+// its last usage measured (the anchor): what follows it in a later prompt is
+// pending. A prefix is `[messages, fold]`: its length and its messages'
+// fingerprints folded in order (64-bit FNV-1a in two 32-bit lanes, as 16 hex
+// digits).
 
-/** The fingerprint of a string, continued from `seed` (a fingerprint, or "" to start). */
-function fingerprint(text, seed = "") {
-  let a = 0x811c9dc5;
-  let b = 0x050c5d1f;
-  // The seed's 16 hex digits go in first, without a concatenated copy of the text.
-  for (let i = 0; i < seed.length; i++) {
-    const c = seed.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+/**
+ * How the saved prefixes' fingerprints were made: 2, a walk over each
+ * message's JSON value, folded as numbers; 1 (`fingerprints` absent from a
+ * saved state that has prefixes: states written before the walk), the
+ * FNV-1a of its JSON text, folded as hex text: still read, so that a stored
+ * conversation keeps its compaction.
+ */
+const FINGERPRINTS = 2;
+
+/** The fingerprint of one message; a value JSON.stringify refuses is INVALID_CONTENT naming `name`. */
+function messagePrint(message, name) {
+  let print;
+  try {
+    print = valueFingerprint(message);
+  } catch (error) {
+    // JSON.stringify's own words for the same value (a cycle, a BigInt, a
+    // throwing getter), as every other reader of messages gives them.
+    contentJson(message, name);
+    throw compactionError("INVALID_CONTENT", `${name} is not plain data: ${thrownMessage(error)}`, error);
   }
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  // Nothing to write (a function, a Symbol): contentJson throws its INVALID_CONTENT.
+  if (print === undefined) contentJson(message, name);
+  return print;
 }
 
-/** The fingerprint of each message (its JSON text). */
-function messageHashes(messages, name) {
-  const hashes = [];
-  for (let i = 0; i < messages.length; i++) hashes.push(fingerprint(contentJson(messages[i], name)));
-  return hashes;
+/** The fingerprint of each message, made the `version` way (FINGERPRINTS). */
+function messagePrints(messages, name, version) {
+  const prints = [];
+  for (let i = 0; i < messages.length; i++) {
+    prints.push(version === FINGERPRINTS ? messagePrint(messages[i], name) : fingerprint(contentJson(messages[i], name)));
+  }
+  return prints;
 }
 
-/** The running folds of `hashes` from `start` (a fold): `hashes.length + 1` values. */
-function folds(hashes, start = "") {
+/**
+ * The running folds of `prints` from `start` (a fold, or "" for none):
+ * `at(i)` is the fold of the first `i`, `length` is `prints.length + 1`.
+ * Only the folds compared or saved are written as hex.
+ */
+function folds(prints, start, version) {
+  if (version === FINGERPRINTS) {
+    const lanes = foldPrints(prints, start);
+    return { length: prints.length + 1, at: (i) => (i === 0 ? start : laneHex(lanes, i)) };
+  }
   const out = [start];
   let fold = start;
-  for (const h of hashes) out.push((fold = fingerprint(h, fold)));
-  return out;
+  for (const print of prints) out.push((fold = fingerprint(print, fold)));
+  return { length: out.length, at: (i) => out[i] };
+}
+
+/** The folds of `head`'s messages, then those of `tail` (folded on from head's last). */
+function joined(head, tail) {
+  const n = head.length - 1;
+  return { length: n + tail.length, at: (i) => (i <= n ? head.at(i) : tail.at(i - n)) };
 }
 
 /** Whether the messages whose running folds are `runs` start with `prefix`. */
 function startsWith(runs, prefix) {
-  return prefix !== null && prefix[0] < runs.length && runs[prefix[0]] === prefix[1];
+  return prefix !== null && prefix[0] < runs.length && runs.at(prefix[0]) === prefix[1];
 }
 
 /** A `[messages, fold]` prefix read from a saved state; INVALID_STATE otherwise. */
@@ -378,6 +403,8 @@ export class ChatCompactor {
   #run = null;
   /** The last compaction ({ replaced, head, heads }), the usage's anchor and the prompt being sent. */
   #replay = { compaction: null, anchor: null, sending: null };
+  /** How the prefixes of #replay are fingerprinted (FINGERPRINTS; 1 for an older saved state). */
+  #fingerprints = FINGERPRINTS;
 
   /** A chat with a context window of `options.window` tokens. */
   constructor(options) {
@@ -397,15 +424,20 @@ export class ChatCompactor {
     // serialized at all, is INVALID_STATE.
     let core = state;
     let replay = { compaction: null, anchor: null, sending: null };
+    let fingerprints = FINGERPRINTS;
     let fields;
     try {
       fields = state !== null && typeof state === "object" && !Array.isArray(state) ? { ...state } : null;
     } catch (error) {
       throw compactionError("INVALID_STATE", `state cannot be read: ${thrownMessage(error)}`, error);
     }
-    if (fields && ("compaction" in fields || "anchor" in fields || "sending" in fields)) {
-      const { compaction, anchor, sending, ...rest } = fields;
+    if (fields && ("compaction" in fields || "anchor" in fields || "sending" in fields || "fingerprints" in fields)) {
+      const { compaction, anchor, sending, fingerprints: version, ...rest } = fields;
       core = rest;
+      if (version !== undefined && version !== FINGERPRINTS) {
+        throw compactionError("INVALID_STATE", `saved state: fingerprints must be ${FINGERPRINTS} (or absent, in a state written before it), got ${describe(version)}`);
+      }
+      fingerprints = version ?? 1;
       replay = { compaction: null, anchor: prefixOf(anchor, "anchor"), sending: prefixOf(sending, "sending") };
       if (compaction !== undefined && compaction !== null) {
         const head = compaction.head;
@@ -417,6 +449,7 @@ export class ChatCompactor {
     restoredHandle = unwrap(wasm.chat_restore(json)).handle;
     const chat = new ChatCompactor(RESTORING);
     chat.#replay = replay;
+    chat.#fingerprints = fingerprints;
     return chat;
   }
 
@@ -437,6 +470,7 @@ export class ChatCompactor {
     if (compaction) state.compaction = { replaced: compaction.replaced, head: compaction.head };
     if (anchor) state.anchor = anchor;
     if (sending) state.sending = sending;
+    if ((compaction || anchor || sending) && this.#fingerprints === FINGERPRINTS) state.fingerprints = FINGERPRINTS;
     return state;
   }
 
@@ -451,22 +485,26 @@ export class ChatCompactor {
       throw compactionError("INVALID_CONTENT", `prompt must be an array of messages, got ${describe(prompt)}`);
     }
     const messages = copy(prompt);
-    const hashes = messageHashes(messages, "prompt");
-    const runs = folds(hashes);
     const replay = this.#replay;
+    // A chat restored from an older state moves to the walk once none of its prefixes needs the old fingerprints.
+    if (this.#fingerprints !== FINGERPRINTS && replay.compaction === null && replay.anchor === null) this.#fingerprints = FINGERPRINTS;
+    const version = this.#fingerprints;
+    const prints = messagePrints(messages, "prompt", version);
+    const runs = folds(prints, "", version);
     const c = replay.compaction;
     let match = "none";
     let history = prompt;
     let sent = runs;
     if (c) {
-      c.heads ??= folds(messageHashes(c.head, "head"));
-      if (startsWith(runs, [c.head.length, c.heads[c.head.length]])) {
+      const n = c.head.length;
+      c.heads ??= folds(messagePrints(c.head, "head", version), "", version);
+      if (startsWith(runs, [n, c.heads.at(n)])) {
         match = "current";
       } else if (startsWith(runs, c.replaced)) {
         match = "applied";
         const from = c.replaced[0];
         history = [...c.head, ...messages.slice(from)];
-        sent = [...c.heads, ...folds(hashes.slice(from), c.heads[c.head.length]).slice(1)];
+        sent = joined(c.heads, folds(prints.slice(from), c.heads.at(n), version));
       } else {
         match = "diverged";
         replay.compaction = null;
@@ -478,7 +516,7 @@ export class ChatCompactor {
     // A new or edited conversation, or one the usage did not measure: the
     // next check estimates the prompt whole (a usage of 0 says so).
     if (match === "diverged" || (hadAnchor && covered === null)) unwrap(wasm.chat_report_usage(handle, '{"totalTokens":0}'));
-    replay.sending = [sent.length - 1, sent[sent.length - 1]];
+    replay.sending = [sent.length - 1, sent.at(sent.length - 1)];
     return { history, match, covered };
   }
 
@@ -490,22 +528,23 @@ export class ChatCompactor {
    */
   #recordCompaction(snapshot, keptFrom, head, pending) {
     const replay = this.#replay;
-    const hashes = messageHashes(snapshot, "history");
-    const runs = folds(hashes);
+    const version = this.#fingerprints;
+    const prints = messagePrints(snapshot, "history", version);
+    const runs = folds(prints, "", version);
     const old = replay.compaction;
-    let replaced = [keptFrom, runs[keptFrom]];
+    let replaced = [keptFrom, runs.at(keptFrom)];
     if (old) {
-      old.heads ??= folds(messageHashes(old.head, "head"));
       const n = old.head.length;
-      if (n <= keptFrom && startsWith(runs, [n, old.heads[n]])) {
-        const extended = folds(hashes.slice(n, keptFrom), old.replaced[1]);
-        replaced = [old.replaced[0] + keptFrom - n, extended[extended.length - 1]];
+      old.heads ??= folds(messagePrints(old.head, "head", version), "", version);
+      if (n <= keptFrom && startsWith(runs, [n, old.heads.at(n)])) {
+        const extended = folds(prints.slice(n, keptFrom), old.replaced[1], version);
+        replaced = [old.replaced[0] + keptFrom - n, extended.at(extended.length - 1)];
       }
     }
-    const heads = folds(messageHashes(head, "head"));
+    const heads = folds(messagePrints(head, "head", version), "", version);
     replay.compaction = { replaced, head, heads };
-    const after = folds([...hashes.slice(keptFrom), ...messageHashes(pending, "pending")], heads[head.length]);
-    replay.sending = [head.length + after.length - 1, after[after.length - 1]];
+    const after = folds([...prints.slice(keptFrom), ...messagePrints(pending, "pending", version)], heads.at(head.length), version);
+    replay.sending = [head.length + after.length - 1, after.at(after.length - 1)];
   }
 
   /** The context window, in tokens. */

@@ -1,0 +1,247 @@
+// Fingerprints of messages, for `reapply` (api.js): the last compaction is
+// matched by content, never by object identity, because frameworks rebuild
+// the prompt's objects at every model call.
+//
+// A message's fingerprint is a hash walk over the JSON value JSON.stringify
+// would write — objects (keys in Object.keys order, members whose value it
+// leaves out left out), arrays, strings, numbers, booleans, null, after
+// `toJSON` — without writing the text: equal JSON text ⇔ equal walk. The
+// walk feeds a token stream that says where every value starts and ends
+// (a tag per value, the length of every string), so two different texts
+// never feed the same stream. 64-bit FNV-1a over 16-bit units, in two 32-bit
+// lanes: a message's fingerprint is the pair of lanes, and a prompt's
+// messages are folded on as numbers; a fold is printed (16 hex digits) only
+// where it is compared or saved.
+//
+// Long strings (tool outputs, files) come back unchanged at every step of a
+// loop and in every later turn: each is hashed once and remembered by its
+// text (a Map: the engine hashes and compares a string natively, far faster
+// than a JS loop over its characters). The memo is emptied when it holds
+// MEMO_CHARS characters, so the memory it keeps alive is bounded.
+//
+// The walk's own errors (a BigInt, a cycle) are not what the host sees: the
+// caller asks JSON.stringify about the same value for its words.
+
+const LONG_STRING = 128;
+const MEMO_CHARS = 1 << 23;
+// Deeper than the core reads (MAX_DEPTH, 100): a cycle ends the walk here.
+const MAX_DEPTH = 1_000;
+
+// The tokens of the stream (16-bit units, apart from character codes by
+// their place: each follows a tag or a length).
+const NULL = 1;
+const FALSE = 2;
+const TRUE = 3;
+const NUMBER = 4;
+const STRING = 5;
+const LONG = 6;
+const ARRAY = 7;
+const OBJECT = 8;
+const END = 9;
+
+let a = 0;
+let b = 0;
+
+function unit(c) {
+  a = Math.imul(a ^ c, 0x01000193);
+  b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+}
+
+function word(w) {
+  unit(w & 0xffff);
+  unit(w >>> 16);
+}
+
+function chars(text) {
+  let x = a;
+  let y = b;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    x = Math.imul(x ^ c, 0x01000193);
+    y = Math.imul(y ^ c, 0x01000193) ^ (y >>> 15);
+  }
+  a = x;
+  b = y;
+}
+
+/** The character code of a nibble's hex digit. */
+function digit(n) {
+  return n < 10 ? 48 + n : 87 + n;
+}
+
+/** The lanes as 16 hex digits (one flat string: `toString(16)` of a 32-bit number was a quarter of a call's time). */
+function hex() {
+  return String.fromCharCode(
+    digit(a >>> 28), digit((a >>> 24) & 15), digit((a >>> 20) & 15), digit((a >>> 16) & 15),
+    digit((a >>> 12) & 15), digit((a >>> 8) & 15), digit((a >>> 4) & 15), digit(a & 15),
+    digit(b >>> 28), digit((b >>> 24) & 15), digit((b >>> 20) & 15), digit((b >>> 16) & 15),
+    digit((b >>> 12) & 15), digit((b >>> 8) & 15), digit((b >>> 4) & 15), digit(b & 15),
+  );
+}
+
+/** The fingerprint of a string, continued from `seed` (a fingerprint, or "" to start). */
+export function fingerprint(text, seed = "") {
+  a = 0x811c9dc5;
+  b = 0x050c5d1f;
+  // The seed's 16 hex digits go in first, without a concatenated copy of the text.
+  chars(seed);
+  chars(text);
+  return hex();
+}
+
+const memo = new Map();
+let memoChars = 0;
+
+/** A long string: its own hash (remembered), as two words into the stream. */
+function longString(text) {
+  let pair = memo.get(text);
+  if (pair === undefined) {
+    const x = a;
+    const y = b;
+    a = 0x811c9dc5;
+    b = 0x050c5d1f;
+    chars(text);
+    pair = [a, b];
+    a = x;
+    b = y;
+    if (memoChars > MEMO_CHARS) {
+      memo.clear();
+      memoChars = 0;
+    }
+    memo.set(text, pair);
+    memoChars += text.length;
+  }
+  unit(LONG);
+  word(pair[0]);
+  word(pair[1]);
+}
+
+const floats = new Float64Array(1);
+const floatWords = new Uint32Array(floats.buffer);
+const isRawJson = typeof JSON.isRawJSON === "function" ? JSON.isRawJSON : () => false;
+
+/** `value` as JSON.stringify reads it: after toJSON, boxed primitives unboxed. */
+function resolve(value, key) {
+  if (value === null || (typeof value !== "object" && typeof value !== "bigint")) return value;
+  const toJSON = value.toJSON;
+  if (typeof toJSON === "function") value = toJSON.call(value, typeof key === "number" ? String(key) : key);
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) === Object.prototype) return value;
+  if (value instanceof Number) return Number(value);
+  if (value instanceof String) return String(value);
+  if (value instanceof Boolean) return value.valueOf();
+  if (typeof BigInt === "function" && value instanceof BigInt) throw new TypeError("BigInt");
+  if (isRawJson(value)) return JSON.parse(value.rawJSON);
+  return value;
+}
+
+/** Whether JSON.stringify writes a (resolved) value: undefined, functions and Symbols it leaves out. */
+function written(value) {
+  const type = typeof value;
+  return type !== "undefined" && type !== "function" && type !== "symbol";
+}
+
+/** Feeds one resolved, written value. */
+function walk(value, depth) {
+  switch (typeof value) {
+    case "string":
+      if (value.length >= LONG_STRING) {
+        longString(value);
+      } else {
+        unit(STRING);
+        unit(value.length);
+        chars(value);
+      }
+      return;
+    case "number":
+      if (!Number.isFinite(value)) {
+        unit(NULL);
+      } else {
+        // The JSON text of a number is the shortest that reads back as the
+        // same double; -0 is written "0".
+        floats[0] = value === 0 ? 0 : value;
+        unit(NUMBER);
+        word(floatWords[0]);
+        word(floatWords[1]);
+      }
+      return;
+    case "boolean":
+      unit(value ? TRUE : FALSE);
+      return;
+    case "bigint":
+      throw new TypeError("BigInt");
+  }
+  if (value === null) {
+    unit(NULL);
+    return;
+  }
+  if (depth > MAX_DEPTH) throw new RangeError(`nested deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) {
+    unit(ARRAY);
+    const n = value.length;
+    for (let i = 0; i < n; i++) {
+      const item = resolve(value[i], i);
+      if (written(item)) walk(item, depth + 1);
+      else unit(NULL);
+    }
+    unit(END);
+    return;
+  }
+  unit(OBJECT);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const member = resolve(value[key], key);
+    if (!written(member)) continue;
+    walk(key, depth + 1);
+    walk(member, depth + 1);
+  }
+  unit(END);
+}
+
+/**
+ * The fingerprint of a message's JSON value (`[lane, lane]`), or `undefined` where
+ * JSON.stringify writes nothing (a function, a Symbol, a toJSON that answers
+ * undefined); `undefined` itself is null, as `contentJson` reads it. Throws what the walk met (a BigInt, a cycle, a throwing getter
+ * or toJSON): the caller names it.
+ */
+export function valueFingerprint(value) {
+  a = 0x811c9dc5;
+  b = 0x050c5d1f;
+  if (value === undefined) {
+    unit(NULL);
+  } else {
+    const resolved = resolve(value, "");
+    if (!written(resolved)) return undefined;
+    walk(resolved, 0);
+  }
+  return [a, b];
+}
+
+/**
+ * The running folds of message fingerprints from `start` (a fold's 16 hex
+ * digits, or "" for none): lanes `2i` and `2i + 1` hold the fold of the
+ * first `i` (for `i` ≥ 1).
+ */
+export function foldPrints(prints, start) {
+  a = 0x811c9dc5;
+  b = 0x050c5d1f;
+  if (start !== "") {
+    a = parseInt(start.slice(0, 8), 16) | 0;
+    b = parseInt(start.slice(8), 16) | 0;
+  }
+  const lanes = new Int32Array(2 * prints.length + 2);
+  for (let i = 0; i < prints.length; i++) {
+    word(prints[i][0]);
+    word(prints[i][1]);
+    lanes[2 * i + 2] = a;
+    lanes[2 * i + 3] = b;
+  }
+  return lanes;
+}
+
+/** The fold at `i` of `foldPrints`' lanes, as 16 hex digits. */
+export function laneHex(lanes, i) {
+  a = lanes[2 * i];
+  b = lanes[2 * i + 1];
+  return hex();
+}
