@@ -132,3 +132,107 @@ test("a tsc --strict consumer with ai@6's own types", async () => {
   const root = new URL("../..", import.meta.url).pathname;
   await compileConsumer({ root, modules: `${root}tests/node_modules`, v7: false });
 });
+
+/**
+ * Two wrapped models sharing one store, as two processes of a server share
+ * Redis: separate engines (no lock in common), the same conversation
+ * checked by both at once, each compacting it through its own summarizer,
+ * whose answers `release(…)` lets through in the order the case needs.
+ */
+function twoProcesses() {
+  const store = new Map();
+  const sent = { A: [], B: [] };
+  const compactions = [];
+  const gates = {};
+  const summaryCalls = { A: 0, B: 0 };
+  let arrived;
+  const asked = new Set();
+  const bothArrived = new Promise((r) => (arrived = r));
+  const wrap = (name) => {
+    const inner = {
+      specificationVersion: "v3",
+      provider: "mock",
+      modelId: "mock-model",
+      doGenerate: async (params) => {
+        sent[name].push(params.prompt);
+        return {
+          content: [{ type: "text", text: "ok" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: { inputTokens: { total: Math.round(JSON.stringify(params.prompt).length / 4) }, outputTokens: { total: 2, text: 2 } },
+          warnings: [],
+        };
+      },
+      doStream: async () => assert.fail("not streamed"),
+    };
+    let open;
+    gates[name] = new Promise((r) => (open = r));
+    gates[name].open = () => open();
+    const summarizer = async () => {
+      summaryCalls[name] += 1;
+      asked.add(name);
+      if (asked.size === 2) arrived();
+      await gates[name];
+      return { text: `The summary written by ${name}: the user is refactoring the parser.`, finishReason: "stop" };
+    };
+    return withCompaction(inner, { window: 32_000, maxOutputTokens: 4_096, store, summarizer, onCompaction: (r) => compactions.push({ by: name, result: r }) });
+  };
+  // About 30,000 tokens of an uncompacted conversation: past auto (22,400) at once.
+  const prompt = [{ role: "system", content: "You are a coding agent." }];
+  for (let i = 0; i < 14; i++) {
+    prompt.push({ role: "user", content: [{ type: "text", text: `Question ${i}: ${"explain the parser's spans once more; ".repeat(90)}` }] });
+    prompt.push({ role: "assistant", content: [{ type: "text", text: `Answer ${i}: ${"the spans are kept by the lexer and the parser; ".repeat(70)}` }] });
+  }
+  prompt.push({ role: "user", content: [{ type: "text", text: "Now make the change." }] });
+  const summaryOf = (messages) => /The summary written by (A|B)/.exec(JSON.stringify(messages))?.[1] ?? null;
+  return { store, sent, compactions, gates, summaryCalls, bothArrived, wrap, prompt, summaryOf };
+}
+
+/** The checks both orders share: one result stands, and it alone was reported. */
+function settledOnOne({ store, sent, compactions, summaryCalls, summaryOf }) {
+  assert.ok(summaryCalls.A > 0 && summaryCalls.B > 0, "both compacted at once");
+  const stored = [...store.values()].filter((e) => e && e.chat && e.chat.compaction);
+  assert.equal(stored.length, 1, "one conversation in the store");
+  const winner = summaryOf(stored[0].chat.compaction.head);
+  assert.ok(winner, "the stored compaction is one of the two");
+  assert.equal(summaryOf(sent.A[0]), winner, "A's call sent the stored compaction");
+  assert.equal(summaryOf(sent.B[0]), winner, "B's call sent the stored compaction");
+  assert.deepEqual(compactions.map((c) => c.by), [winner], "onCompaction was called once, for the result the store holds");
+  assert.equal(summaryOf(compactions[0].result.history), winner);
+  return winner;
+}
+
+test("two processes compacting one conversation at once settle on one result, and report only it", async () => {
+  const run = twoProcesses();
+  const A = run.wrap("A");
+  const B = run.wrap("B");
+  const calls = [A.doGenerate({ prompt: structuredClone(run.prompt) }), B.doGenerate({ prompt: structuredClone(run.prompt) })];
+  await run.bothArrived;
+  // Both summaries answer in the same turn of the event loop: both runs write at once.
+  run.gates.A.open();
+  run.gates.B.open();
+  await Promise.all(calls);
+  const winner = settledOnOne(run);
+  // The next step, in either process, re-applies the stored result without a summary call.
+  const next = [...structuredClone(run.prompt), { role: "assistant", content: [{ type: "text", text: "ok" }] }, { role: "user", content: [{ type: "text", text: "And the tests?" }] }];
+  const before = { ...run.summaryCalls };
+  await (winner === "A" ? B : A).doGenerate({ prompt: next });
+  assert.deepEqual(run.summaryCalls, before, "no summary call: the stored result is re-applied");
+  const last = (winner === "A" ? run.sent.B : run.sent.A).at(-1);
+  assert.equal(run.summaryOf(last), winner);
+  assert.equal(run.compactions.length, 1);
+});
+
+test("two processes: the one that writes second drops its own compaction for the stored one", async () => {
+  const run = twoProcesses();
+  const A = run.wrap("A");
+  const B = run.wrap("B");
+  const first = A.doGenerate({ prompt: structuredClone(run.prompt) });
+  const second = B.doGenerate({ prompt: structuredClone(run.prompt) });
+  await run.bothArrived;
+  // A's run ends and is written first; B's summary comes after.
+  run.gates.A.open();
+  await first;
+  run.gates.B.open();
+  await second;
+  assert.equal(settledOnOne(run), "A");
+});

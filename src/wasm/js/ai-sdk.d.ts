@@ -27,6 +27,11 @@ export interface CompactionState {
   v: 1;
   /** Increases with every write. */
   version: number;
+  /**
+   * The version whose write made the compaction the chat holds (0: none yet). A write finds
+   * another process's compaction by it: one written since its call read the state stands.
+   */
+  compactedIn?: number;
   /** The chat's `save()`: window, usage, failures, and the compaction it re-applies. */
   chat: unknown;
 }
@@ -42,7 +47,11 @@ export interface CompactionOptions extends Partial<Omit<ChatCompactorOptions, "f
   store?: CompactionStore;
   /** The conversation's key; default: a fingerprint of the prompt's opening (system and first user message). */
   key?: (prompt: readonly unknown[]) => string | Promise<string>;
-  /** Called after every run that did something (COMPRESSED, or a failure): archive `result.replaced` here. */
+  /**
+   * Called after every run that did something (COMPRESSED, or a failure), once its state is in the
+   * store: archive `result.replaced` here. A run dropped for another process's compaction of the
+   * same conversation (written first) is not reported.
+   */
   onCompaction?: (result: CompactionResult<object>) => void | Promise<void>;
   /** Errors the wrapper caught and did not throw (an `onCompaction` that threw, a store that failed after the call). */
   onError?: (error: unknown) => void;

@@ -100,6 +100,23 @@ function summarizeWith(summarizer) {
   };
 }
 
+/** Whether a store's answer is a promise (or any thenable) to wait for. */
+function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
+}
+
+/** Whether a stored value is a conversation's state written by this version of the wrapper. */
+function isState(entry) {
+  return entry !== null && typeof entry === "object" && entry.v === STATE_VERSION && typeof entry.version === "number";
+}
+
+/** The stored state `entry` stands: `stored` follows it; returns it. */
+function adopt(entry, stored) {
+  stored.version = entry.version;
+  stored.compactedIn = entry.compactedIn ?? 0;
+  return entry;
+}
+
 /** A Map (sync) or any store with async `get(key)` / `set(key, value)`. */
 function checkStore(store) {
   if (store === null || typeof store !== "object" || typeof store.get !== "function" || typeof store.set !== "function") {
@@ -161,28 +178,37 @@ function engine(options = {}) {
       key = entry.alias;
       entry = await store.get(key);
     }
-    if (entry && typeof entry === "object" && entry.v === STATE_VERSION) {
-      return { key, chat: ChatCompactor.restore(entry.chat), version: entry.version };
+    if (isState(entry)) {
+      return { key, chat: ChatCompactor.restore(entry.chat), stored: { version: entry.version, compactedIn: entry.compactedIn ?? 0 } };
     }
-    return { key, chat: new ChatCompactor(chatOptions(options, model)), version: 0 };
+    return { key, chat: new ChatCompactor(chatOptions(options, model)), stored: { version: 0, compactedIn: 0 } };
   }
 
   /**
-   * Saves the chat. When the store holds a newer state than the one this
-   * call started from (another process wrote meanwhile), and the store's
-   * `set` refuses a stale write (returns false) or this call compacted,
-   * the stored state wins: returns it so the caller re-applies it.
+   * Saves the chat, unless the store holds a compaction of this
+   * conversation written since `stored` was read (another process compacted
+   * meanwhile), or its `set` refuses the write as stale (returns false):
+   * then the stored state stands, and is returned for the caller to
+   * re-apply; this call's own compaction, if any, is dropped. `stored`
+   * (`{ version, compactedIn }`) follows what the store holds.
    */
-  async function save(key, chat, version, compacted) {
-    if (compacted) {
-      const latest = await store.get(key);
-      if (latest && latest.v === STATE_VERSION && latest.version !== version && latest.chat?.compaction) {
-        return latest;
-      }
+  async function save(key, chat, stored, compacted) {
+    // A sync store (the default Map, or one shared by wrappers in one
+    // process) is read and written in one synchronous stretch, so no other
+    // call's write comes between the check and this write.
+    let latest = store.get(key);
+    if (isThenable(latest)) latest = await latest;
+    if (isState(latest) && (latest.compactedIn ?? 0) !== stored.compactedIn && latest.chat?.compaction) return adopt(latest, stored);
+    const version = stored.version + 1;
+    const entry = { v: STATE_VERSION, version, compactedIn: compacted ? version : stored.compactedIn, chat: chat.save() };
+    let written = store.set(key, entry, stored.version);
+    if (isThenable(written)) written = await written;
+    if (written === false) {
+      const now = await store.get(key);
+      return isState(now) ? adopt(now, stored) : null;
     }
-    const entry = { v: STATE_VERSION, version: version + 1, chat: chat.save() };
-    const written = await store.set(key, entry, version);
-    if (written === false) return (await store.get(key)) ?? null;
+    stored.version = version;
+    stored.compactedIn = entry.compactedIn;
     return null;
   }
 
@@ -219,23 +245,21 @@ function engine(options = {}) {
         }
         const compacted = result.statusName === "COMPRESSED";
         history = compacted ? [...result.history, ...pending] : [...history.slice(0, split), ...pending];
-        if (compacted || result.status !== 5) {
+        const winner = await save(key, chat, loaded.stored, compacted);
+        if (winner) {
+          // Another process compacted this conversation at the same time:
+          // its result stands and is re-applied; this call's run is dropped,
+          // unreported.
+          chat.free();
+          chat = ChatCompactor.restore(winner.chat);
+          history = chat.reapply(prompt).history;
+        } else if (compacted || result.status !== 5) {
+          // Reported once it is the conversation's state in the store.
           try {
             await options.onCompaction?.(result);
           } catch (error) {
             options.onError?.(error);
           }
-        }
-        const winner = await save(key, chat, loaded.version, compacted);
-        if (winner) {
-          // Another process compacted this conversation at the same time:
-          // its result stands; this one's is dropped and theirs re-applied.
-          chat.free();
-          chat = ChatCompactor.restore(winner.chat);
-          history = chat.reapply(prompt).history;
-          loaded.version = winner.version;
-        } else {
-          loaded.version += 1;
         }
         if (compacted && !givenKey && typeof options.key !== "function") {
           // The compacted prompt's own key leads back to this conversation.
@@ -243,7 +267,7 @@ function engine(options = {}) {
           if (alias !== key) await store.set(alias, { v: STATE_VERSION, alias: key }, 0);
         }
         const sent = provider ? history.map(providerMessage) : history;
-        return { prompt: sent, context: { key, chat, version: loaded.version, result } };
+        return { prompt: sent, context: { key, chat, stored: loaded.stored, result } };
       } catch (error) {
         chat.free();
         throw error;
@@ -257,7 +281,7 @@ function engine(options = {}) {
     try {
       const counts = usageCounts(usage);
       if (counts) chat.reportUsage(counts);
-      await locked(key, () => save(key, chat, context.version, false));
+      await locked(key, () => save(key, chat, context.stored, false));
       return chat.usage();
     } finally {
       chat.free();
