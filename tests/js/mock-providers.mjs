@@ -167,7 +167,7 @@ export async function listenBounded(server, lifetimeMs) {
  */
 export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = {}) {
   const state = {
-    requests: [], // { provider, body, summary }
+    requests: [], // { provider, body, summary, model, promptTokens (OpenAI) }
     rejected: [], // { provider, message }
     aborted: 0, // requests whose client went away before the answer
     slow: false,
@@ -307,7 +307,10 @@ export async function startMock({ lifetimeMs = 120_000, maxRequests = 5_000 } = 
         for (const wake of slowWaiters.splice(0)) wake();
         return;
       }
-      send(200, answer(provider, body, summary));
+      const payload = answer(provider, body, summary);
+      // What the answer's usage says the prompt was (OpenAI's): a loop's last report can be checked against it.
+      state.requests.at(-1).promptTokens = payload.usage?.prompt_tokens;
+      send(200, payload);
     });
   });
   const { port, close } = await listenBounded(server, lifetimeMs);

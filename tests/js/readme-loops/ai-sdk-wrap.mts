@@ -19,6 +19,8 @@ const messages: ModelMessage[] = []; // the whole conversation, never compacted 
 export async function send(text: string): Promise<string> {
   messages.push({ role: "user", content: text });
   const r = await generateText({ model, system: "You are a coding agent.", messages, tools, stopWhen: stepCountIs(10) });
-  messages.push(...r.response.messages);
+  // Every step's messages: r.responseMessages in ai 7 (r.response.messages is the last step's there), r.response.messages in ai 6.
+  const all: typeof r & { responseMessages?: ModelMessage[] } = r;
+  messages.push(...(all.responseMessages ?? r.response.messages));
   return r.text;
 }

@@ -20,9 +20,12 @@ export async function send(text: string): Promise<string> {
   const userMessage: ModelMessage = { role: "user", content: text };
   const result = await chat.beforeSend(history, userMessage, summarize);
   if (result.status === CompressionStatus.COMPRESSED) history = result.history;
-  // The AI SDK runs the tool loop: every step's messages come back in response.messages.
+  // The AI SDK runs the tool loop. The last step's usage measured the last prompt
+  // (r.usage sums every step in ai 7); every step's messages are r.responseMessages
+  // in ai 7 (r.response.messages is the last step's there), r.response.messages in ai 6.
   const r = await generateText({ model, system, messages: [...history, userMessage], tools, stopWhen: stepCountIs(10) });
-  chat.reportUsage(r.usage);
-  history = [...history, userMessage, ...r.response.messages];
+  chat.reportUsage(r.steps[r.steps.length - 1].usage);
+  const all: typeof r & { responseMessages?: ModelMessage[] } = r;
+  history = [...history, userMessage, ...(all.responseMessages ?? r.response.messages)];
   return r.text;
 }
