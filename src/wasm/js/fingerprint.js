@@ -64,19 +64,8 @@ function chars(text) {
   b = y;
 }
 
-/** The character code of a nibble's hex digit. */
-function digit(n) {
-  return n < 10 ? 48 + n : 87 + n;
-}
-
-/** The lanes as 16 hex digits (one flat string: `toString(16)` of a 32-bit number was a quarter of a call's time). */
 function hex() {
-  return String.fromCharCode(
-    digit(a >>> 28), digit((a >>> 24) & 15), digit((a >>> 20) & 15), digit((a >>> 16) & 15),
-    digit((a >>> 12) & 15), digit((a >>> 8) & 15), digit((a >>> 4) & 15), digit(a & 15),
-    digit(b >>> 28), digit((b >>> 24) & 15), digit((b >>> 20) & 15), digit((b >>> 16) & 15),
-    digit((b >>> 12) & 15), digit((b >>> 8) & 15), digit((b >>> 4) & 15), digit(b & 15),
-  );
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 /** The fingerprint of a string, continued from `seed` (a fingerprint, or "" to start). */
