@@ -210,6 +210,20 @@ test("property: reapply matches two messages exactly when their JSON texts are e
   );
 });
 
+test("a getter that fingerprints other messages meanwhile does not change the message's fingerprint", () => {
+  const other = newChat();
+  const busy = {
+    role: "user",
+    get content() {
+      other.reapply([{ role: "user", content: "x".repeat(300) }, { role: "assistant", content: "y" }]);
+      return "hello";
+    },
+  };
+  assert.ok(sameMessage(busy, { role: "user", content: "hello" }));
+  assert.ok(sameMessage({ role: "user", content: "hello" }, busy));
+  other.free();
+});
+
 test("a message JSON cannot write is INVALID_CONTENT, in JSON.stringify's words", () => {
   const chat = newChat();
   const cyclic = { role: "user" };

@@ -20,7 +20,9 @@
 // MEMO_CHARS characters, so the memory it keeps alive is bounded.
 //
 // The walk's own errors (a BigInt, a cycle) are not what the host sees: the
-// caller asks JSON.stringify about the same value for its words.
+// caller asks JSON.stringify about the same value for its words. The walk
+// runs the host's code (getters, toJSON, proxy traps), which may fingerprint
+// something else meanwhile: every export leaves the lanes as it found them.
 
 const LONG_STRING = 128;
 const MEMO_CHARS = 1 << 23;
@@ -70,12 +72,17 @@ function hex() {
 
 /** The fingerprint of a string, continued from `seed` (a fingerprint, or "" to start). */
 export function fingerprint(text, seed = "") {
+  const x = a;
+  const y = b;
   a = 0x811c9dc5;
   b = 0x050c5d1f;
   // The seed's 16 hex digits go in first, without a concatenated copy of the text.
   chars(seed);
   chars(text);
-  return hex();
+  const print = hex();
+  a = x;
+  b = y;
+  return print;
 }
 
 const memo = new Map();
@@ -194,16 +201,23 @@ function walk(value, depth) {
  * or toJSON): the caller names it.
  */
 export function valueFingerprint(value) {
+  const x = a;
+  const y = b;
   a = 0x811c9dc5;
   b = 0x050c5d1f;
-  if (value === undefined) {
-    unit(NULL);
-  } else {
-    const resolved = resolve(value, "");
-    if (!written(resolved)) return undefined;
-    walk(resolved, 0);
+  try {
+    if (value === undefined) {
+      unit(NULL);
+    } else {
+      const resolved = resolve(value, "");
+      if (!written(resolved)) return undefined;
+      walk(resolved, 0);
+    }
+    return [a, b];
+  } finally {
+    a = x;
+    b = y;
   }
-  return [a, b];
 }
 
 /**
@@ -212,6 +226,8 @@ export function valueFingerprint(value) {
  * first `i` (for `i` ≥ 1).
  */
 export function foldPrints(prints, start) {
+  const x = a;
+  const y = b;
   a = 0x811c9dc5;
   b = 0x050c5d1f;
   if (start !== "") {
@@ -225,12 +241,19 @@ export function foldPrints(prints, start) {
     lanes[2 * i + 2] = a;
     lanes[2 * i + 3] = b;
   }
+  a = x;
+  b = y;
   return lanes;
 }
 
 /** The fold at `i` of `foldPrints`' lanes, as 16 hex digits. */
 export function laneHex(lanes, i) {
+  const x = a;
+  const y = b;
   a = lanes[2 * i];
   b = lanes[2 * i + 1];
-  return hex();
+  const print = hex();
+  a = x;
+  b = y;
+  return print;
 }
