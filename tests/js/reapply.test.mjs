@@ -278,3 +278,22 @@ test("a state saved before the walk (no `fingerprints`) keeps its compaction", a
   assert.equal(restored.save().fingerprints, 2);
   assert.throws(() => ChatCompactor.restore({ ...saved, fingerprints: 3 }), { code: "INVALID_STATE" });
 });
+
+test("the fingerprints of `fingerprints: 2` are stable: a prompt's fold is the one earlier releases saved", () => {
+  // Stored states outlive a release (the AI SDK adapter's store): the walk's
+  // stream may get faster, never different. The fold below was written by the
+  // release before the walk's string fast path (18b79b8); every kind of value
+  // is in the prompt: short and long strings, non-ASCII, numbers (negative,
+  // fractional, -0, 1e21), booleans, null, nesting, an undefined member.
+  const prompt = [
+    { role: "system", content: "You are a coding agent. Καλημέρα — 日本語 ✓ \u{1F600}" },
+    { role: "user", content: [{ type: "text", text: "Read src/lib.rs and ".repeat(10) }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_1", toolName: "read_file", input: { path: "src/lib.rs", lines: [1, 200], exact: true, encoding: null, ratio: -0.125, big: 1e21 } }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "read_file", output: { type: "json", value: { ok: false, text: "fn main() {}\n".repeat(12), nested: [[], {}, [null, 0, -0, 3.5]] } } }], providerOptions: undefined },
+    { role: "assistant", content: [{ type: "text", text: "Done." }] },
+  ];
+  const chat = new ChatCompactor({ window: 32_000, format: "ai-sdk" });
+  chat.reapply(prompt);
+  assert.deepEqual(chat.save().sending, [5, "6d5b76e026dbcbb3"]);
+  chat.free();
+});

@@ -66,6 +66,26 @@ function chars(text) {
   b = y;
 }
 
+/** A string into the stream: a long one by its remembered hash, a short one as its tag, length and units (in locals: the walk's hot loop). */
+function string(text) {
+  const n = text.length;
+  if (n >= LONG_STRING) {
+    longString(text);
+    return;
+  }
+  let x = Math.imul(a ^ STRING, 0x01000193);
+  let y = Math.imul(b ^ STRING, 0x01000193) ^ (b >>> 15);
+  x = Math.imul(x ^ n, 0x01000193);
+  y = Math.imul(y ^ n, 0x01000193) ^ (y >>> 15);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    x = Math.imul(x ^ c, 0x01000193);
+    y = Math.imul(y ^ c, 0x01000193) ^ (y >>> 15);
+  }
+  a = x;
+  b = y;
+}
+
 function hex() {
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
@@ -121,7 +141,7 @@ function resolve(value, key) {
   if (value === null || (typeof value !== "object" && typeof value !== "bigint")) return value;
   const toJSON = value.toJSON;
   if (typeof toJSON === "function") value = toJSON.call(value, typeof key === "number" ? String(key) : key);
-  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) === Object.prototype) return value;
+  if (value === null || typeof value !== "object" || Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype) return value;
   if (value instanceof Number) return Number(value);
   if (value instanceof String) return String(value);
   if (value instanceof Boolean) return value.valueOf();
@@ -140,13 +160,7 @@ function written(value) {
 function walk(value, depth) {
   switch (typeof value) {
     case "string":
-      if (value.length >= LONG_STRING) {
-        longString(value);
-      } else {
-        unit(STRING);
-        unit(value.length);
-        chars(value);
-      }
+      string(value);
       return;
     case "number":
       if (!Number.isFinite(value)) {
@@ -175,7 +189,9 @@ function walk(value, depth) {
     unit(ARRAY);
     const n = value.length;
     for (let i = 0; i < n; i++) {
-      const item = resolve(value[i], i);
+      // Only objects and BigInts have a toJSON JSON.stringify calls.
+      let item = value[i];
+      if (typeof item === "object" || typeof item === "bigint") item = resolve(item, i);
       if (written(item)) walk(item, depth + 1);
       else unit(NULL);
     }
@@ -186,10 +202,12 @@ function walk(value, depth) {
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    const member = resolve(value[key], key);
+    let member = value[key];
+    if (typeof member === "object" || typeof member === "bigint") member = resolve(member, key);
     if (!written(member)) continue;
-    walk(key, depth + 1);
-    walk(member, depth + 1);
+    string(key);
+    if (typeof member === "string") string(member);
+    else walk(member, depth + 1);
   }
   unit(END);
 }
