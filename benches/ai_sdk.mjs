@@ -38,7 +38,7 @@ const flag = (name, fallback) => Number(option(name) ?? fallback);
 const pkg = resolve(option("--pkg") ?? new URL("../pkg", import.meta.url).pathname);
 const { compactionMiddleware } = await import(pathToFileURL(join(pkg, "ai-sdk", "index.mjs")).href);
 const rounds = flag("--rounds", 21);
-const warmup = flag("--warmup", 5);
+const warmup = flag("--warmup", 20);
 
 /** A conversation of about `tokens` tokens (≈ 4 characters a token). */
 function history(tokens) {

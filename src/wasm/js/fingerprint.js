@@ -14,10 +14,13 @@
 // where it is compared or saved.
 //
 // Long strings (tool outputs, files) come back unchanged at every step of a
-// loop and in every later turn: each is hashed once and remembered by its
-// text (a Map: the engine hashes and compares a string natively, far faster
-// than a JS loop over its characters). The memo is emptied when it holds
-// MEMO_CHARS characters, so the memory it keeps alive is bounded.
+// loop and in every later turn: each is hashed once and remembered, keyed by
+// a sample of it (its length, its ends and a few units between) and checked
+// against the whole text with === (native: free for the same string object,
+// one comparison for a string parsed anew; keyed by the text itself, the
+// engine would hash every new string's whole text first). The memo is
+// emptied when it holds MEMO_CHARS characters, so the memory it keeps alive
+// is bounded.
 //
 // The walk's own errors (a BigInt, a cycle) are not what the host sees: the
 // caller asks JSON.stringify about the same value for its words. The walk
@@ -107,10 +110,42 @@ export function fingerprint(text, seed = "") {
 
 const memo = new Map();
 let memoChars = 0;
+const BUCKET = 4;
+const EDGE = 12;
 
-/** A long string: its own hash (remembered), as two words into the stream. */
+/**
+ * A long string's memo key: its length, its first and last EDGE units and
+ * seven units spread over it, mixed into 30 bits (a small integer: a fast
+ * Map key).
+ */
+function sample(text) {
+  const n = text.length;
+  let k = Math.imul(n, 0x9e3779b1);
+  for (let i = 0; i < EDGE; i++) k = Math.imul(k ^ text.charCodeAt(i), 0x01000193) ^ text.charCodeAt(n - 1 - i);
+  for (let i = 1; i < 8; i++) k = Math.imul(k ^ text.charCodeAt((n * i) >> 3), 0x01000193);
+  return k >>> 2;
+}
+
+/**
+ * A long string: its own hash (remembered), as two words into the stream.
+ * The memo is keyed by a sample of the string and checked against the
+ * whole text with ===: a string parsed anew (a request landing on a
+ * server) costs one native comparison, not a native hash of all its text
+ * and then that comparison; the same string object costs nothing. Texts
+ * whose samples agree share a bucket of BUCKET, the oldest giving way.
+ */
 function longString(text) {
-  let pair = memo.get(text);
+  const key = sample(text);
+  let bucket = memo.get(key);
+  let pair;
+  if (bucket !== undefined) {
+    for (let i = 0; i < bucket.length; i += 2) {
+      if (bucket[i] === text) {
+        pair = bucket[i + 1];
+        break;
+      }
+    }
+  }
   if (pair === undefined) {
     const x = a;
     const y = b;
@@ -123,8 +158,11 @@ function longString(text) {
     if (memoChars > MEMO_CHARS) {
       memo.clear();
       memoChars = 0;
+      bucket = undefined;
     }
-    memo.set(text, pair);
+    if (bucket === undefined) memo.set(key, (bucket = []));
+    if (bucket.length >= 2 * BUCKET) bucket.splice(0, 2);
+    bucket.push(text, pair);
     memoChars += text.length;
   }
   unit(LONG);
