@@ -10,8 +10,9 @@
 //! | total | `totalTokenCount` | `total_tokens` | — (the sum) | `totalTokens` |
 //!
 //! [`Usage::from_value`] reads any of them, also when wrapped in a whole
-//! response (its `usageMetadata` or `usage` field, or the AI SDK's
-//! `totalUsage` when it has no `usage`), and also this library's own
+//! response (its `usageMetadata` or `usage` field; of an AI SDK result,
+//! the last step's usage, or its `totalUsage` when it has no steps), and
+//! also this library's own
 //! spelling (`inputTokens`, `outputTokens`, `thoughtsTokens`, `totalTokens`,
 //! what [`Usage`] serializes to). `null` is an absent count, as the SDKs
 //! declare their optional fields.
@@ -220,17 +221,32 @@ impl ToJson for ParsedUsage {
     }
 }
 
-/// The object holding the counts: the value itself, or its `usageMetadata`,
-/// `usage` or (AI SDK, all steps summed, so only without `usage`)
-/// `totalUsage` field when given a whole response.
+/// The object holding the counts: the value itself, or its `usageMetadata`
+/// or `usage` field when given a whole response; for an AI SDK result
+/// (`generateText`'s, whose `usage` is a getter JSON leaves out), its last
+/// step's `usage`, the prompt the next call extends; its `totalUsage`, all
+/// steps summed, only when it has no steps.
 fn unwrap_usage(value: &Value) -> Option<&Map> {
     let map = value.as_object()?;
-    for wrapper in ["usageMetadata", "usage", "totalUsage"] {
+    let usable = |inner: &Value| crate::read::non_finite(inner).is_none();
+    for wrapper in ["usageMetadata", "usage"] {
         if let Some(inner @ Value::Object(inner_map)) = map.get(wrapper)
-            && crate::read::non_finite(inner).is_none()
+            && usable(inner)
         {
             return Some(inner_map);
         }
+    }
+    if let Some(Value::Array(steps)) = map.get("steps")
+        && let Some(Value::Object(step)) = steps.last()
+        && let Some(inner @ Value::Object(inner_map)) = step.get("usage")
+        && usable(inner)
+    {
+        return Some(inner_map);
+    }
+    if let Some(inner @ Value::Object(inner_map)) = map.get("totalUsage")
+        && usable(inner)
+    {
+        return Some(inner_map);
     }
     Some(map)
 }

@@ -779,6 +779,18 @@ fn the_sdks_usage_objects_are_read_as_declared_and_reasoning_is_left_out() {
                 "totalUsage": { "inputTokens": 5_000, "outputTokens": 900, "totalTokens": 5_900 } }),
             Some(1_100),
         ),
+        // ai v6/v7 generateText result as JSON.stringify writes it: `usage`
+        // is a getter (left out), `totalUsage` sums the steps; the last
+        // step's usage is the prompt the next call extends.
+        (
+            "ai-sdk result",
+            json!({ "steps": [
+                    { "usage": { "inputTokens": 1_000, "outputTokens": 40, "totalTokens": 1_040 } },
+                    { "usage": { "inputTokens": 1_200, "inputTokenDetails": { "noCacheTokens": 1_200 }, "outputTokens": 100,
+                        "outputTokenDetails": { "textTokens": 100, "reasoningTokens": 0 }, "totalTokens": 1_300 } } ],
+                "totalUsage": { "inputTokens": 2_200, "outputTokens": 140, "totalTokens": 2_340 } }),
+            Some(1_300),
+        ),
         (
             "ai-sdk totalUsage only",
             json!({ "totalUsage": { "inputTokens": 1_000, "inputTokenDetails": {}, "outputTokens": 100,

@@ -11,10 +11,16 @@ import { promisify } from "node:util";
 export const CONSUMER = (v7) => `
 import { generateText, streamText, wrapLanguageModel, ToolLoopAgent, jsonSchema, tool } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
-import { withCompaction, compactionMiddleware, compactionPrepareStep, contextUsageMetadata, type CompactionStore } from "compaction-core/ai-sdk";
+import { withCompaction, compactionMiddleware, compactionPrepareStep, contextUsageMetadata, type CompactionEntry, type CompactionStore } from "compaction-core/ai-sdk";
 
 const openai = createOpenAI({ apiKey: "test-key" });
 const store: CompactionStore = new Map<string, unknown>();
+// A typed store (say over Redis) tells the two entries the wrapper writes apart.
+const written: string[] = [];
+export const typed: CompactionStore = {
+  get: async (key: string): Promise<unknown> => key,
+  set: async (key: string, value: CompactionEntry) => written.push("alias" in value ? value.alias : \`\${key}@\${value.version}\`),
+};
 // The one-line wrap: the same model type comes back.
 const model = withCompaction(openai.chat("gpt-4o-mini"), { window: 32_000, store, onCompaction: (r) => void r.replaced.length });
 const tools = { read_file: tool({ inputSchema: jsonSchema<{ path: string }>({ type: "object", properties: { path: { type: "string" } } }), execute: async ({ path }) => path }) };

@@ -236,3 +236,26 @@ test("two processes: the one that writes second drops its own compaction for the
   await second;
   assert.equal(settledOnOne(run), "A");
 });
+
+test("reportUsage(generateText's result) takes the last step's usage, not the steps' sum", async () => {
+  // ai@6's result has `usage` as a getter (the last step's) that JSON leaves
+  // out, and `totalUsage` (every step summed) as its own field; ai@7's
+  // `usage` is the sum too. The prompt the next call extends is the last step's.
+  const { MockLanguageModelV3 } = await import("ai/test");
+  const { ChatCompactor } = await import("../../pkg/node/compaction_core.js");
+  const usage = (input) => ({ inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } });
+  let calls = 0;
+  const model = new MockLanguageModelV3({
+    doGenerate: async () =>
+      calls++ === 0
+        ? { content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_file", input: '{"path":"a.rs"}' }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage: usage(1_000), warnings: [] }
+        : { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage: usage(1_300), warnings: [] },
+  });
+  const result = await ai.generateText({ model, prompt: "read a.rs", tools: tools(ai), stopWhen: ai.stepCountIs(3) });
+  assert.equal(result.steps.length, 2);
+  assert.equal(result.totalUsage.inputTokens, 2_300);
+  const chat = new ChatCompactor({ window: 32_000 });
+  const update = chat.reportUsage(result);
+  assert.equal(update.lastPromptTokenCount, 1_300 + 5);
+  chat.free();
+});

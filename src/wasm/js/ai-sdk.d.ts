@@ -19,7 +19,21 @@ export interface CompactionStore {
    * Writes a state. `previousVersion` is the version this write starts from: a store that can
    * compare-and-set may refuse a stale write by returning `false` (the stored state then wins).
    */
-  set(key: string, value: CompactionState, previousVersion: number): unknown | Promise<unknown>;
+  set(key: string, value: CompactionEntry, previousVersion: number): unknown | Promise<unknown>;
+}
+
+/** What the wrapper writes to a store: a conversation's state, or an alias of it. */
+export type CompactionEntry = CompactionState | CompactionAlias;
+
+/**
+ * Written beside a state (with `previousVersion` 0) when a call compacted: the compacted
+ * prompt's own key, which a framework that keeps the compacted messages (ai@7's `prepareStep`)
+ * hands back, leads to the conversation's state under `alias`.
+ */
+export interface CompactionAlias {
+  v: 1;
+  /** The key the conversation's state is stored under. */
+  alias: string;
 }
 
 /** What the wrapper stores per conversation (plain JSON). */
