@@ -110,7 +110,7 @@ function isState(entry) {
   return entry !== null && typeof entry === "object" && entry.v === STATE_VERSION && typeof entry.version === "number";
 }
 
-/** The stored state `entry` stands: `stored` follows it; returns it. */
+/** `stored` (`{ version, compactedIn }`) follows the state `entry`; returns `entry`. */
 function adopt(entry, stored) {
   stored.version = entry.version;
   stored.compactedIn = entry.compactedIn ?? 0;
@@ -178,10 +178,9 @@ function engine(options = {}) {
       key = entry.alias;
       entry = await store.get(key);
     }
-    if (isState(entry)) {
-      return { key, chat: ChatCompactor.restore(entry.chat), stored: { version: entry.version, compactedIn: entry.compactedIn ?? 0 } };
-    }
-    return { key, chat: new ChatCompactor(chatOptions(options, model)), stored: { version: 0, compactedIn: 0 } };
+    const stored = { version: 0, compactedIn: 0 };
+    if (isState(entry)) return { key, chat: ChatCompactor.restore(adopt(entry, stored).chat), stored };
+    return { key, chat: new ChatCompactor(chatOptions(options, model)), stored };
   }
 
   /**
@@ -207,8 +206,7 @@ function engine(options = {}) {
       const now = await store.get(key);
       return isState(now) ? adopt(now, stored) : null;
     }
-    stored.version = version;
-    stored.compactedIn = entry.compactedIn;
+    adopt(entry, stored);
     return null;
   }
 
