@@ -21,7 +21,7 @@ use core::future::Future;
 use crate::content::Content;
 use crate::engine::judge::SummaryAnswer;
 use crate::engine::outcome::CompactionOutcome;
-use crate::engine::{Compactor, Next, RequestId, SendDecision};
+use crate::engine::{Compactor, Next, SendDecision};
 use crate::error::{Error, ErrorCode};
 use crate::summary_request::SummaryRequest;
 
@@ -128,11 +128,14 @@ async fn run<S: Summarizer>(
     // One compaction may take several calls (a part to summarize larger
     // than one request): each is one await, with no borrow held across it.
     loop {
-        let mut guard = AbortOnDrop { chat, id: Some(id) };
+        let mut guard = AbortOnDrop {
+            chat,
+            number: Some(id.number()),
+        };
         // No borrow is alive here: the summarizer may call the chat and get BUSY.
         let result = summarizer.summarize(request).await;
         let mut core = borrow(chat)?;
-        guard.id = None;
+        guard.number = None;
         match result {
             Ok(answer) => match core.handle_answer(id, answer)? {
                 Next::Done(outcome) => return Ok(outcome.with_cause_type()),
@@ -159,15 +162,18 @@ async fn run<S: Summarizer>(
 /// Aborts the request if the driver's future is dropped mid-await.
 struct AbortOnDrop<'a> {
     chat: &'a RefCell<Compactor>,
-    id: Option<RequestId>,
+    /// The request's number (its id stays with the driver, which answers
+    /// with it).
+    number: Option<u64>,
 }
 
 impl Drop for AbortOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(id) = self.id.take()
+        if let Some(number) = self.number.take()
             && let Ok(mut core) = self.chat.try_borrow_mut()
         {
             // Stale only if the host already answered by hand: nothing to undo.
+            let id = core.request_id(number);
             let _ = core.handle_abort(id);
         }
     }

@@ -8,7 +8,7 @@ use compaction_core::json;
 use compaction_core::summary_request::summary_message;
 use compaction_core::{
     CompactionOptions, CompactionStatus, Compactor, CompactorConfig, Content, ErrorCode,
-    NoopReason, RequestId, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
+    NoopReason, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
     estimate_content_tokens,
 };
 
@@ -477,17 +477,27 @@ fn stale_and_duplicate_ids_are_typed_errors_and_polls_are_busy_meanwhile() {
         chat.poll_manual(&history, None).unwrap_err().code(),
         ErrorCode::Busy
     );
-    let wrong = RequestId(id.0 + 1);
+    // Ids are not forged: a wrong one is one this chat did not hand out,
+    // another chat's (with the same number here: both chats count from 1).
+    let foreign = || {
+        let mut other = chat_at(170_000);
+        expect_summarize(other.poll_before_send(&history, &user("next")).unwrap()).0
+    };
+    let wrong = foreign();
     let err = chat.handle_summary(wrong, good_answer()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::StaleRequest);
     assert!(err.message().contains("not pending"), "{}", err.message());
     // The request in flight survives a stale answer.
-    assert_eq!(chat.pending_request(), Some(id));
+    assert_eq!(chat.pending_request(), Some(&id));
     let _ = chat.handle_summary(id, good_answer()).unwrap();
+    // The answered id is spent (it was consumed: reporting it again does
+    // not compile, see `RequestId`; the JS API's numbers are checked in
+    // tests/json_api.rs); late ids from elsewhere are stale.
     for err in [
-        chat.handle_summary(id, good_answer()).unwrap_err(),
-        chat.handle_summary_failure(id, "late", ()).unwrap_err(),
-        chat.handle_abort(id).unwrap_err(),
+        chat.handle_summary(foreign(), good_answer()).unwrap_err(),
+        chat.handle_summary_failure(foreign(), "late", ())
+            .unwrap_err(),
+        chat.handle_abort(foreign()).unwrap_err(),
     ] {
         assert_eq!(err.code(), ErrorCode::StaleRequest);
     }
@@ -768,6 +778,7 @@ fn state_is_saved_and_restored_as_plain_json() {
     assert_eq!(restored.consecutive_failures(), 2);
     assert_eq!(restored.last_prompt_token_count(), 170_000);
     assert_eq!(restored.pending_request(), None);
+    let old = id.number();
     assert_eq!(
         restored
             .handle_summary(id, good_answer())
@@ -781,7 +792,7 @@ fn state_is_saved_and_restored_as_plain_json() {
             .poll_before_send(&long_history(), &user("x"))
             .unwrap(),
     );
-    assert!(new_id.0 > id.0);
+    assert!(new_id.number() > old);
 }
 
 #[test]

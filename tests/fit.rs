@@ -250,9 +250,12 @@ fn an_abort_at_the_second_call_leaves_everything_as_it_was() {
         }
         other => panic!("expected a second call, got {other:?}"),
     };
-    // The first id is spent.
+    // The first id is spent (consumed: reporting it again does not
+    // compile); an id this chat did not hand out is stale.
+    let mut other = Compactor::new(config(WINDOW, Some(16_384))).unwrap();
+    let (foreign, _, _) = expect_summarize(other.poll_before_send(&history, &user("x")).unwrap());
     assert_eq!(
-        chat.handle_abort(id).unwrap_err().code(),
+        chat.handle_abort(foreign).unwrap_err().code(),
         compaction_core::ErrorCode::StaleRequest
     );
     let outcome = chat.handle_abort(second).unwrap();

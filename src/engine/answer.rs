@@ -27,14 +27,14 @@ impl Compactor {
     ) -> Result<CompactionOutcome, Error> {
         let pending = self.take_pending(id)?;
         if pending.fit.chunks.as_ref().is_some_and(|c| !c.is_done()) {
-            let id = pending.id;
+            let id = pending.id.number;
             self.pending = Some(pending);
             return Err(Error::new(
                 ErrorCode::InvalidState,
                 format!(
                     "summary request {} is one step of a multi-call compaction: report its answer \
                      with handle_answer, which hands out the next request",
-                    id.0
+                    id
                 ),
             ));
         }
@@ -160,6 +160,7 @@ impl Compactor {
                 // summary so far, carried into the next request.
                 let options = self.options.estimate;
                 let Some(chunks) = pending.fit.chunks.as_mut() else {
+                    let id = self.request_id(pending.id.number);
                     self.pending = Some(pending);
                     return self
                         .handle_summary(
@@ -172,8 +173,8 @@ impl Compactor {
                         .map(Next::Done);
                 };
                 let request = chunks.next_request(Some(&text), &options);
-                let id = self.next_id();
-                pending.id = id;
+                pending.id = self.next_id();
+                let id = self.request_id(pending.id.number);
                 pending.fit.calls = pending.fit.calls.saturating_add(1);
                 self.pending = Some(pending);
                 Ok(Next::Summarize { id, request })
@@ -272,7 +273,7 @@ impl Compactor {
                 ErrorCode::Busy,
                 format!(
                     "summary request {} is in flight; report its answer, failure or abort first",
-                    p.id.0
+                    p.id.number
                 ),
             )),
             None => Ok(()),
@@ -284,7 +285,8 @@ impl Compactor {
             Some(p) if p.id == id => Ok(p),
             other => {
                 let expected = match &other {
-                    Some(p) => format!("request {} is the one in flight", p.id.0),
+                    _ if id.chat != self.chat => "another chat handed it out".to_string(),
+                    Some(p) => format!("request {} is the one in flight", p.id.number),
                     None => "no request is in flight".to_string(),
                 };
                 self.pending = other;
@@ -293,7 +295,7 @@ impl Compactor {
                     format!(
                         "summary request {} is not pending ({expected}); it was already answered, \
                          aborted, or belongs to an earlier session",
-                        id.0
+                        id.number
                     ),
                 ))
             }

@@ -23,8 +23,9 @@ pub mod saved_state;
 mod status;
 
 use alloc::borrow::Cow;
+use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::json::{ToJson, Value};
+use crate::json::Value;
 
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};
@@ -44,21 +45,37 @@ use fit::{FitInput, FitState, Plan};
 use judge::{Basis, SummaryAnswer, Verdict, judge};
 use outcome::{CompactionOutcome, Method, NoopReason, Run, SummarizerCause, Trigger};
 
-/// Identifies one summary request, so that a late or repeated answer is
-/// caught instead of applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RequestId(pub u64);
+/// The acknowledgement of one summary request: handed out with the request,
+/// consumed by the call that reports its answer. It is neither `Copy` nor
+/// `Clone` and only the engine makes one, so an answer cannot be reported
+/// twice, and an id from another chat (or from before a restore) is
+/// caught as `STALE_REQUEST` instead of applied.
+///
+/// ```compile_fail
+/// # use compaction_core::RequestId;
+/// fn twice(id: RequestId) -> (RequestId, RequestId) {
+///     (id.clone(), id) // not Clone: one answer per request
+/// }
+/// ```
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RequestId {
+    /// The tag of the chat that handed it out.
+    chat: u32,
+    /// The number the JS API passes (`id`), from the chat's count.
+    number: u64,
+}
 
-/// Written as the number.
-impl ToJson for RequestId {
-    fn write_json(&self, out: &mut String) {
-        self.0.write_json(out);
+impl RequestId {
+    /// The request's number: what the JS API calls its `id`, counted per
+    /// chat from 1 (and on from a restored state's `nextRequestId`).
+    pub fn number(&self) -> u64 {
+        self.number
     }
 }
 
 /// What the host must do before sending the user's message.
 #[must_use = "the host must either send the message or run the summary request"]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum SendDecision {
     /// Send the message now; nothing is compacted (status NOOP).
     Proceed {
@@ -100,7 +117,7 @@ pub enum SendDecision {
 /// What comes after an answer ([`Compactor::handle_answer`]): another
 /// summary request of the same run, or the run's outcome.
 #[must_use = "a summarize step must be answered"]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Next {
     /// Run `request` (the next chunk, carrying the summary so far), then
     /// report it with `id` as before.
@@ -187,13 +204,15 @@ pub struct Compactor {
     last_prompt_token_count: u64,
     consecutive_failures: u32,
     next_request_id: u64,
+    /// Tells this chat's request ids from every other chat's.
+    chat: u32,
     pending: Option<Pending>,
 }
 
 /// A summary request in flight: what the outcome reports and what judging
 /// its answer needs; indices and counts, no messages (the ledger holds
 /// paths and the user's words, cut to its budget).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Pending {
     id: RequestId,
     trigger: Trigger,
@@ -227,6 +246,7 @@ impl Compactor {
             last_prompt_token_count: 0,
             consecutive_failures: config.consecutive_failures,
             next_request_id: 1,
+            chat: next_chat(),
             pending: None,
         })
     }
@@ -257,8 +277,8 @@ impl Compactor {
     }
 
     /// The id of the request in flight, if any.
-    pub fn pending_request(&self) -> Option<RequestId> {
-        self.pending.as_ref().map(|p| p.id)
+    pub fn pending_request(&self) -> Option<&RequestId> {
+        self.pending.as_ref().map(|p| &p.id)
     }
 
     /// For the run in flight, the copies of host messages its COMPRESSED
@@ -342,10 +362,30 @@ impl Compactor {
     /// A fresh request id. Ids stay exact as JS numbers (a restore accepts
     /// up to 2^53 − 1).
     fn next_id(&mut self) -> RequestId {
-        let id = RequestId(self.next_request_id);
+        let id = self.request_id(self.next_request_id);
         self.next_request_id = add_counts(self.next_request_id, 1);
         id
     }
+
+    /// This chat's id for request `number`: for the layers that get the
+    /// number back from outside (the JS API's `id`) or must answer a request
+    /// whose id they gave away (the driver's abort on drop). An id for
+    /// another number is stale like any other.
+    pub(crate) fn request_id(&self, number: u64) -> RequestId {
+        RequestId {
+            chat: self.chat,
+            number,
+        }
+    }
+}
+
+/// A tag for a new chat (for [`Compactor::new`] and [`Compactor::restore`]),
+/// so that a request id is stale in every chat but the one that handed it
+/// out. Counted, not random: the library has no entropy source; after 2^32
+/// chats in one process the tags come round again.
+pub(crate) fn next_chat() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The ladder for a chat's window ([`CHAT_WINDOW`]: finite, ≥ 1).

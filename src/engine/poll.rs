@@ -304,6 +304,7 @@ impl Compactor {
             Ledger::from_messages(&replaced, &options.ledger, self.window, &options.estimate)
         });
         let id = self.next_id();
+        let handed_out = self.request_id(id.number);
         let request = prepared.request;
         self.pending = Some(Pending {
             id,
@@ -328,7 +329,7 @@ impl Compactor {
             previous_summary,
         });
         SendDecision::Summarize {
-            id,
+            id: handed_out,
             request,
             forced: trigger.is_forced(),
             trigger,

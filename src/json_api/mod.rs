@@ -76,7 +76,7 @@ use crate::json::{ObjectWriter, ToJson, Value};
 use crate::content::Content;
 use crate::context_report::context_report as build_context_report;
 use crate::engine::outcome::{CompactionOutcome, CompactionStatus};
-use crate::engine::{Compactor, Next, RequestId, SendDecision};
+use crate::engine::{Compactor, Next, SendDecision};
 use crate::error::{Error, ErrorCode, show_number};
 use crate::estimate::{self, EstimateOptions, message_tokens};
 use crate::format::{Format, History};
@@ -508,7 +508,10 @@ impl Chats {
                 } else {
                     self.copies.remove(handle);
                 }
-                Ok(Step::Summarize { id: id.0, request })
+                Ok(Step::Summarize {
+                    id: id.number(),
+                    request,
+                })
             }
         }
     }
@@ -526,13 +529,16 @@ impl Chats {
     pub fn answer(&mut self, handle: u32, id: f64, answer: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let id = request_id(id)?;
+            let id = chat.request_id(request_number(id)?);
             let next = match read_answer(answer) {
                 Ok(value) => chat.handle_answer_json(id, &value)?,
                 Err(error) => Next::Done(chat.handle_invalid_answer(id, error)?),
             };
             match next {
-                Next::Summarize { id, request } => Ok(Step::Summarize { id: id.0, request }),
+                Next::Summarize { id, request } => Ok(Step::Summarize {
+                    id: id.number(),
+                    request,
+                }),
                 Next::Done(outcome) => self.done(handle, &outcome),
             }
         })())
@@ -544,7 +550,7 @@ impl Chats {
     pub fn fail(&mut self, handle: u32, id: f64, message: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let id = request_id(id)?;
+            let id = chat.request_id(request_number(id)?);
             let outcome = chat.handle_summary_failure(id, message, ())?;
             self.done(handle, &outcome)
         })())
@@ -554,7 +560,7 @@ impl Chats {
     pub fn abort(&mut self, handle: u32, id: f64) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let id = request_id(id)?;
+            let id = chat.request_id(request_number(id)?);
             let outcome = chat.handle_abort(id)?;
             self.done(handle, &outcome)
         })())
@@ -588,10 +594,10 @@ fn check_array(text: &str, name: &str) -> Result<(), Error> {
     ))
 }
 
-/// A request id from a JS number.
-fn request_id(id: f64) -> Result<RequestId, Error> {
+/// A request's number from a JS number.
+fn request_number(id: f64) -> Result<u64, Error> {
     if (COUNT.ok)(id) {
-        Ok(RequestId(id as u64))
+        Ok(id as u64)
     } else {
         Err(Error::new(
             ErrorCode::InvalidArgument,

@@ -201,7 +201,7 @@ pub fn run_to_end(
                 id: next_id,
                 request: next,
             } => {
-                assert!(chat.pending_request() == Some(next_id));
+                assert!(chat.pending_request() == Some(&next_id));
                 id = next_id;
                 request = next;
             }
