@@ -119,7 +119,7 @@ pub use engine::outcome::{
     CompactionOutcome, CompactionStatus, Method, NoopReason, Run, SummarizerCause, Trigger,
 };
 pub use engine::saved_state::{SAVED_STATE_VERSION, SavedState};
-pub use engine::{Compactor, Next, RequestId, SendDecision};
+pub use engine::{Answer, Compactor, HistoryRef, Next, RequestId, SendDecision};
 pub use error::{Error, ErrorCode};
 /// The calibrated estimator, at its old path (`compaction_core::calibrated`).
 pub use estimate::calibrated;
