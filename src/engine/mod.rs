@@ -52,11 +52,27 @@ use outcome::{CompactionOutcome, Method, NoopReason, Run, SummarizerCause, Trigg
 /// twice, and an id from another chat (or from before a restore) is
 /// caught as `STALE_REQUEST` instead of applied.
 ///
-/// ```compile_fail
-/// # use compaction_core::RequestId;
-/// fn twice(id: RequestId) -> (RequestId, RequestId) {
-///     (id.clone(), id) // not Clone: one answer per request
+/// An answer is reported once: the id is moved into the call.
+///
+/// ```compile_fail,E0382
+/// # use compaction_core::{Compactor, RequestId, SummaryAnswer};
+/// fn twice(chat: &mut Compactor, id: RequestId, answer: SummaryAnswer) {
+///     let _ = chat.handle_answer(id, answer.clone());
+///     let _ = chat.handle_answer(id, answer); // used after the move
 /// }
+/// ```
+///
+/// Nor is it copied or made up:
+///
+/// ```compile_fail,E0277
+/// # use compaction_core::RequestId;
+/// fn copyable<T: Clone>() {}
+/// copyable::<RequestId>(); // neither Clone nor Copy
+/// ```
+///
+/// ```compile_fail,E0451
+/// # use compaction_core::RequestId;
+/// let forged = RequestId { chat: 1, number: 1 }; // private fields
 /// ```
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct RequestId {
