@@ -114,7 +114,7 @@ fn compact(
     let window = chat.window();
     let mut max_request_share: f64 = 0.0;
     let start = Instant::now();
-    let decision = chat.poll_before_send(history, next);
+    let decision = chat.poll_before_send(history, std::slice::from_ref(next));
     let mut elapsed = start.elapsed();
     let outcome = match decision {
         Ok(SendDecision::Summarize {
@@ -137,6 +137,7 @@ fn compact(
             match next {
                 Ok(Next::Summarize { id: i, request: r }) => (id, request) = (i, r),
                 Ok(Next::Done(outcome)) => break outcome,
+                Ok(other) => panic!("a step this example does not know: {other:?}"),
                 Err(e) => panic!("the ids are the library's own: {e}"),
             }
         },
@@ -146,6 +147,7 @@ fn compact(
             tier,
             reason,
         }) => chat.noop_outcome(estimate, tier, reason),
+        Ok(other) => panic!("the history is given: {other:?}"),
         Err(e) => panic!("the chat is idle: {e}"),
     };
     let next_prompt = match outcome.new_history(history) {

@@ -130,8 +130,10 @@ fn compact(
             match chat.handle_answer(id, answer).map_err(|e| e.to_string())? {
                 Next::Done(outcome) => return Ok(Some(outcome)),
                 Next::Summarize { id: next, .. } => id = next,
+                other => return Err(format!("a step this example does not know: {other:?}")),
             }
         },
+        other => Err(format!("the history is given: {other:?}")),
     }
 }
 

@@ -16,12 +16,13 @@
 use crate::prelude::*;
 
 use core::cell::RefCell;
+use core::convert::Infallible;
 use core::future::Future;
 
 use crate::content::Content;
 use crate::engine::judge::SummaryAnswer;
 use crate::engine::outcome::CompactionOutcome;
-use crate::engine::{Compactor, Next, RequestId, SendDecision};
+use crate::engine::{Answer, Compactor, HistoryRef, Next, SendDecision};
 use crate::error::{Error, ErrorCode};
 use crate::summary_request::SummaryRequest;
 
@@ -82,29 +83,32 @@ where
     }
 }
 
-/// The check before sending `user_message`, and the compaction it asks for.
+/// The check before sending the `pending` messages (the user's message, a
+/// 1-slice, or a step's tool results), and the compaction it asks for;
+/// `history` as for [`Compactor::poll_before_send`].
 ///
 /// Returns the outcome: NOOP (send as is), COMPRESSED (apply it to the
 /// history with [`CompactionOutcome::apply_to`], then send) or a failure
 /// (send on the old history, which is untouched); a failed summarizer's own
 /// error is on the outcome's cause. Fails with `BUSY` when the chat is
-/// already compacting.
-pub async fn before_send<S: Summarizer>(
+/// already compacting, and with `INVALID_ARGUMENT` when the history is
+/// [`HistoryRef::Absent`] and the check must read it.
+pub async fn before_send<'h, S: Summarizer>(
     chat: &RefCell<Compactor>,
     summarizer: &S,
-    history: &[Content],
-    user_message: &Content,
+    history: impl Into<HistoryRef<'h>>,
+    pending: &[Content],
 ) -> Result<CompactionOutcome<S::Cause>, Error> {
-    let decision = borrow(chat)?.poll_before_send(history, user_message)?;
+    let decision = borrow(chat)?.poll_before_send(history, pending)?;
     run(chat, summarizer, decision).await
 }
 
 /// A manual compaction (`/compact`), with the user's optional focus.
 /// Fails with `BUSY` when the chat is already compacting.
-pub async fn compact_now<S: Summarizer>(
+pub async fn compact_now<'h, S: Summarizer>(
     chat: &RefCell<Compactor>,
     summarizer: &S,
-    history: &[Content],
+    history: impl Into<HistoryRef<'h>>,
     focus: Option<&str>,
 ) -> Result<CompactionOutcome<S::Cause>, Error> {
     let decision = borrow(chat)?.poll_manual(history, focus)?;
@@ -124,34 +128,38 @@ async fn run<S: Summarizer>(
         } => return Ok(borrow(chat)?.noop_outcome(estimate, tier, reason)),
         SendDecision::Cleared(outcome) => return Ok(outcome.with_cause_type()),
         SendDecision::Summarize { id, request, .. } => (id, request),
+        SendDecision::NeedHistory => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the check must read the history: pass it, not HistoryRef::Absent",
+            ));
+        }
     };
     // One compaction may take several calls (a part to summarize larger
     // than one request): each is one await, with no borrow held across it.
     loop {
-        let mut guard = AbortOnDrop { chat, id: Some(id) };
+        let mut guard = AbortOnDrop {
+            chat,
+            number: Some(id.number()),
+        };
         // No borrow is alive here: the summarizer may call the chat and get BUSY.
         let result = summarizer.summarize(request).await;
         let mut core = borrow(chat)?;
-        guard.id = None;
-        match result {
-            Ok(answer) => match core.handle_answer(id, answer)? {
-                Next::Done(outcome) => return Ok(outcome.with_cause_type()),
-                Next::Summarize {
-                    id: next_id,
-                    request: next,
-                } => {
-                    id = next_id;
-                    request = next;
-                }
-            },
-            Err(SummarizeError::Failed { message, cause }) => {
-                return core.handle_summary_failure(id, message, cause);
+        guard.number = None;
+        let answer = match result {
+            Ok(answer) => Answer::Summary(answer),
+            Err(SummarizeError::Failed { message, cause }) => Answer::Failed { message, cause },
+            Err(SummarizeError::Aborted) => Answer::Aborted,
+        };
+        match core.handle_answer(id, answer)? {
+            Next::Summarize {
+                id: next_id,
+                request: next,
+            } => {
+                id = next_id;
+                request = next;
             }
-            Err(SummarizeError::Aborted) => {
-                return core
-                    .handle_abort(id)
-                    .map(CompactionOutcome::with_cause_type);
-            }
+            Next::Done(outcome) => return Ok(outcome),
         }
     }
 }
@@ -159,16 +167,19 @@ async fn run<S: Summarizer>(
 /// Aborts the request if the driver's future is dropped mid-await.
 struct AbortOnDrop<'a> {
     chat: &'a RefCell<Compactor>,
-    id: Option<RequestId>,
+    /// The request's number (its id stays with the driver, which answers
+    /// with it).
+    number: Option<u64>,
 }
 
 impl Drop for AbortOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(id) = self.id.take()
+        if let Some(number) = self.number.take()
             && let Ok(mut core) = self.chat.try_borrow_mut()
         {
             // Stale only if the host already answered by hand: nothing to undo.
-            let _ = core.handle_abort(id);
+            let id = core.request_id(number);
+            let _ = core.handle_answer(id, Answer::<Infallible>::Aborted);
         }
     }
 }

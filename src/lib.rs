@@ -14,9 +14,12 @@
 //! * [`tips`], [`mod@context_report`]: what the user is shown about it.
 //! * [`settings`]: the few settings a host may load; [`options`]: what a
 //!   host tunes per chat.
-//! * [`engine`]: the compaction state machine ([`Compactor`]), sans-IO:
-//!   it decides before each send, hands out a [`SummaryRequest`] and judges
-//!   the answer ([`engine::judge`]); what a run did is a
+//! * [`engine`]: the compaction state machine ([`Compactor`]), sans-IO,
+//!   one entry point per kind of input: it decides before each send
+//!   ([`Compactor::poll_before_send`], a [`SendDecision`]), hands out a
+//!   [`SummaryRequest`] with a [`RequestId`] that the answer consumes, and
+//!   judges the [`Answer`] ([`Compactor::handle_answer`],
+//!   [`engine::judge`]) until the run is [`Next::Done`]; what a run did is a
 //!   [`CompactionOutcome`] ([`engine::outcome`]); the state saves and
 //!   restores as JSON ([`engine::saved_state`]).
 //! * [`slim`]: messages made smaller without a model (a tool output or a
@@ -55,11 +58,13 @@
 //! [`options`] read the host's configuration through the same rules.
 //!
 //! The [`engine`] sits on all of these. Before a send the host calls
-//! [`Compactor::poll_before_send`]: the engine estimates the prompt, asks
-//! the ladder for the tier, and either says "send" or splits the history
+//! [`Compactor::poll_before_send`] with the history ([`HistoryRef`]) and
+//! the pending messages: the engine estimates the prompt, asks the ladder
+//! for the tier, and either says "send" or splits the history
 //! ([`retention`]) and builds a [`SummaryRequest`] ([`summary_request`]).
 //! While the request is in flight the engine keeps only indices and counts;
-//! the host's answer goes to [`engine::judge`], and the outcome carries the
+//! the host's answer ([`Compactor::handle_answer`]) goes to
+//! [`engine::judge`], and the outcome carries the
 //! new history's head and where the kept tail starts, which the host splices
 //! onto its own history ([`CompactionOutcome::apply_to`]), so messages
 //! appended meanwhile are kept.
@@ -119,7 +124,7 @@ pub use engine::outcome::{
     CompactionOutcome, CompactionStatus, Method, NoopReason, Run, SummarizerCause, Trigger,
 };
 pub use engine::saved_state::{SAVED_STATE_VERSION, SavedState};
-pub use engine::{Compactor, Next, RequestId, SendDecision};
+pub use engine::{Answer, Compactor, HistoryRef, Next, RequestId, SendDecision};
 pub use error::{Error, ErrorCode};
 /// The calibrated estimator, at its old path (`compaction_core::calibrated`).
 pub use estimate::calibrated;

@@ -56,7 +56,7 @@ fn below_auto_is_a_noop_without_calling_the_summarizer() {
         called.set(true);
         good(request)
     };
-    let outcome = block_on(before_send(&chat, &summarizer, &history(), &user("hi"))).unwrap();
+    let outcome = block_on(before_send(&chat, &summarizer, &history(), &[user("hi")])).unwrap();
     assert_eq!(outcome.status(), CompactionStatus::Noop);
     assert_eq!(outcome.noop_reason(), Some(NoopReason::BelowAuto));
     assert_eq!(outcome.estimate(), 10_001);
@@ -67,7 +67,7 @@ fn below_auto_is_a_noop_without_calling_the_summarizer() {
 fn at_auto_the_driver_compacts() {
     let chat = chat_at(170_000);
     let h = history();
-    let outcome = block_on(before_send(&chat, &good, &h, &user("hi"))).unwrap();
+    let outcome = block_on(before_send(&chat, &good, &h, &[user("hi")])).unwrap();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert_eq!(outcome.trigger(), Some(Trigger::Auto));
     let new_history = outcome.new_history(&h).unwrap();
@@ -84,7 +84,7 @@ fn failures_and_aborts_go_through_the_core() {
     let chat = chat_at(170_000);
     let h = history();
     let before = snapshot(&h);
-    let outcome = block_on(before_send(&chat, &failing, &h, &user("hi"))).unwrap();
+    let outcome = block_on(before_send(&chat, &failing, &h, &[user("hi")])).unwrap();
     assert_eq!(outcome.status(), CompactionStatus::SummarizerFailed);
     assert_eq!(outcome.cause().map(|c| c.message()), Some("HTTP 500"));
     // The host's own error comes back on the outcome: no side channel.
@@ -93,7 +93,7 @@ fn failures_and_aborts_go_through_the_core() {
         other => panic!("expected the host's cause, got {other:?}"),
     }
     assert_eq!(outcome.consecutive_failures(), 1);
-    let outcome = block_on(before_send(&chat, &aborted, &h, &user("hi"))).unwrap();
+    let outcome = block_on(before_send(&chat, &aborted, &h, &[user("hi")])).unwrap();
     assert_eq!(outcome.status(), CompactionStatus::Aborted);
     assert_eq!(outcome.consecutive_failures(), 1);
     assert_eq!(snapshot(&h), before);
@@ -130,15 +130,15 @@ fn a_reentrant_call_while_summarizing_gets_busy_not_a_panic() {
     let summarizer = |request: SummaryRequest| {
         // The host calls the chat again while the summary runs: directly on
         // the core, and through the driver.
-        let direct = chat.borrow_mut().poll_before_send(&h, &user("again"));
+        let direct = chat.borrow_mut().poll_before_send(&h, &[user("again")]);
         busy.borrow_mut().push(direct.unwrap_err().code());
         let nested = block_on(compact_now(&chat, &good, &h, None));
         busy.borrow_mut().push(nested.unwrap_err().code());
-        let nested = block_on(before_send(&chat, &good, &h, &user("x")));
+        let nested = block_on(before_send(&chat, &good, &h, &[user("x")]));
         busy.borrow_mut().push(nested.unwrap_err().code());
         good(request)
     };
-    let outcome = block_on(before_send(&chat, &summarizer, &h, &user("hi"))).unwrap();
+    let outcome = block_on(before_send(&chat, &summarizer, &h, &[user("hi")])).unwrap();
     assert_eq!(*busy.borrow(), [ErrorCode::Busy; 3]);
     // The re-entrant calls did not disturb the one in flight.
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
@@ -150,7 +150,12 @@ fn the_chat_is_free_while_the_summarizer_awaits() {
     let chat = chat_at(170_000);
     let h = history();
     let message = user("hi");
-    let mut future = pin!(before_send(&chat, &good, &h, &message));
+    let mut future = pin!(before_send(
+        &chat,
+        &good,
+        &h,
+        std::slice::from_ref(&message)
+    ));
     let mut cx = Context::from_waker(Waker::noop());
     assert!(future.as_mut().poll(&mut cx).is_pending());
     // No borrow is held across the await: the host can read the state...
@@ -159,7 +164,7 @@ fn the_chat_is_free_while_the_summarizer_awaits() {
     // ...and a second check is BUSY.
     let err = chat
         .borrow_mut()
-        .poll_before_send(&h, &user("again"))
+        .poll_before_send(&h, &[user("again")])
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Busy);
     let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) else {
@@ -174,7 +179,12 @@ fn dropping_the_driver_mid_summary_aborts_the_request() {
     let h = history();
     {
         let message = user("hi");
-        let mut future = pin!(before_send(&chat, &good, &h, &message));
+        let mut future = pin!(before_send(
+            &chat,
+            &good,
+            &h,
+            std::slice::from_ref(&message)
+        ));
         let mut cx = Context::from_waker(Waker::noop());
         assert!(future.as_mut().poll(&mut cx).is_pending());
         assert!(chat.borrow().pending_request().is_some());
@@ -182,7 +192,7 @@ fn dropping_the_driver_mid_summary_aborts_the_request() {
     assert_eq!(chat.borrow().pending_request(), None);
     assert_eq!(chat.borrow().consecutive_failures(), 0);
     // The chat works again.
-    let outcome = block_on(before_send(&chat, &good, &h, &user("hi"))).unwrap();
+    let outcome = block_on(before_send(&chat, &good, &h, &[user("hi")])).unwrap();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
 }
 
@@ -190,6 +200,21 @@ fn dropping_the_driver_mid_summary_aborts_the_request() {
 fn a_chat_borrowed_elsewhere_is_busy() {
     let chat = chat_at(170_000);
     let _held = chat.borrow();
-    let err = block_on(before_send(&chat, &good, &history(), &user("hi"))).unwrap_err();
+    let err = block_on(before_send(&chat, &good, &history(), &[user("hi")])).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Busy);
+}
+
+#[test]
+fn the_driver_needs_the_history_when_the_check_must_read_it() {
+    // No usage yet: the check estimates the whole history.
+    let chat = chat_at(0);
+    let err = block_on(before_send(
+        &chat,
+        &good,
+        compaction_core::HistoryRef::Absent,
+        &[user("hi")],
+    ))
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+    assert_eq!(chat.borrow().pending_request(), None);
 }

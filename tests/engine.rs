@@ -2,13 +2,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
-use common::{Rng, big_response, call, conversation, expect_summarize, model, snapshot, user};
+use common::{
+    Done, Rng, big_response, call, conversation, expect_summarize, model, snapshot, user,
+};
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::json;
 use compaction_core::summary_request::summary_message;
 use compaction_core::{
     CompactionOptions, CompactionStatus, Compactor, CompactorConfig, Content, ErrorCode,
-    NoopReason, RequestId, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
+    NoopReason, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
     estimate_content_tokens,
 };
 
@@ -59,7 +61,10 @@ fn below_auto_proceeds_and_the_check_only_estimates_the_new_message() {
     let message = user("hello world"); // 3 tokens
     // With a usage anchor the history is not read: any history gives the same estimate.
     for history in [Vec::new(), long_history(), conversation(2_000, 4_000)] {
-        match chat.poll_before_send(&history, &message).unwrap() {
+        match chat
+            .poll_before_send(&history, std::slice::from_ref(&message))
+            .unwrap()
+        {
             SendDecision::Proceed {
                 estimate,
                 tier,
@@ -79,12 +84,15 @@ fn a_large_user_message_crosses_auto_in_the_gate() {
     let mut chat = chat_at(160_000);
     let history = long_history();
     assert_eq!(
-        expect_proceed(chat.poll_before_send(&history, &user("short")).unwrap()),
+        expect_proceed(chat.poll_before_send(&history, &[user("short")]).unwrap()),
         NoopReason::BelowAuto
     );
     // 32 000 characters ≈ 8 000 tokens: 168 000 ≥ auto.
     let big = user(&"x".repeat(32_000));
-    let (_, _, trigger) = expect_summarize(chat.poll_before_send(&history, &big).unwrap());
+    let (_, _, trigger) = expect_summarize(
+        chat.poll_before_send(&history, std::slice::from_ref(&big))
+            .unwrap(),
+    );
     assert_eq!(trigger, Trigger::Auto);
 }
 
@@ -94,11 +102,11 @@ fn auto_compacts_and_success_resets_the_indicator() {
     let history = long_history();
     let before = snapshot(&history);
     let (id, request, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     assert_eq!(trigger, Trigger::Auto);
     // The summarized part, then the directive.
     assert_eq!(request.contents.len(), 36 + 1);
-    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let outcome = chat.handle_answer(id, good_answer()).unwrap().done();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert_eq!(outcome.kept_from(), 36);
     assert_eq!(outcome.replaced(&history), &history[..36]);
@@ -116,7 +124,10 @@ fn auto_compacts_and_success_resets_the_indicator() {
     // The host's history is never touched by the engine.
     assert_eq!(snapshot(&history), before);
     // The next check starts from the new count, well below warn.
-    match chat.poll_before_send(&new_history, &user("next")).unwrap() {
+    match chat
+        .poll_before_send(&new_history, &[user("next")])
+        .unwrap()
+    {
         SendDecision::Proceed { tier, .. } => assert_eq!(tier, Tier::Safe),
         other => panic!("{other:?}"),
     }
@@ -127,7 +138,7 @@ fn the_new_count_comes_from_the_summary_usage_when_present() {
     let mut chat = chat_at(170_000);
     let history = long_history();
     let (id, request, _) =
-        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let request_tokens = estimate_content_tokens(&request.contents, &Default::default());
     let answer = SummaryAnswer {
         usage: Some(
@@ -140,7 +151,7 @@ fn the_new_count_comes_from_the_summary_usage_when_present() {
         ),
         ..good_answer()
     };
-    let outcome = chat.handle_summary(id, answer).unwrap();
+    let outcome = chat.handle_answer(id, answer).unwrap().done();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert!(!outcome.new_token_count_estimated());
     // 170 000 minus what the summarized messages cost (the call's input
@@ -170,15 +181,15 @@ fn hard_forces_compaction_before_the_send_and_resets_the_breaker() {
     let history = long_history();
     // Between auto and hard with the breaker open: nothing.
     assert_eq!(
-        expect_proceed(chat.poll_before_send(&history, &user("next")).unwrap()),
+        expect_proceed(chat.poll_before_send(&history, &[user("next")]).unwrap()),
         NoopReason::BreakerOpen
     );
     chat.handle_usage(&json!({ "totalTokenCount": 178_000 }));
     let (id, _, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     assert_eq!(trigger, Trigger::Hard);
     assert_eq!(chat.consecutive_failures(), 0);
-    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let outcome = chat.handle_answer(id, good_answer()).unwrap().done();
     assert!(outcome.forced());
     assert_eq!(outcome.tier(), Tier::Hard);
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
@@ -190,40 +201,61 @@ fn three_failures_open_the_breaker_and_a_forced_run_recovers() {
     let history = long_history();
     for n in 1..=3 {
         let (id, _, trigger) =
-            expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+            expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
         assert_eq!(trigger, Trigger::Auto);
-        let outcome = chat.handle_summary(id, failing_answer()).unwrap();
+        let outcome = chat.handle_answer(id, failing_answer()).unwrap().done();
         assert_eq!(outcome.status(), CompactionStatus::EmptySummary);
         assert_eq!(outcome.consecutive_failures(), n);
     }
     assert_eq!(
-        expect_proceed(chat.poll_before_send(&history, &user("next")).unwrap()),
+        expect_proceed(chat.poll_before_send(&history, &[user("next")]).unwrap()),
         NoopReason::BreakerOpen
     );
     // A forced (manual) failure is not counted...
     let (id, _, trigger) = expect_summarize(chat.poll_manual(&history, None).unwrap());
     assert_eq!(trigger, Trigger::Manual);
-    let _ = chat.handle_summary_failure(id, "network down", ()).unwrap();
+    let _ = chat
+        .handle_answer(
+            id,
+            compaction_core::Answer::Failed {
+                message: "network down".into(),
+                cause: (),
+            },
+        )
+        .unwrap()
+        .done();
     assert_eq!(chat.consecutive_failures(), 3);
     // ...and a forced success closes the breaker.
     let (id, _, _) = expect_summarize(chat.poll_manual(&history, None).unwrap());
-    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let outcome = chat.handle_answer(id, good_answer()).unwrap().done();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert_eq!(chat.consecutive_failures(), 0);
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
-    expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
 }
 
 #[test]
 fn one_failure_no_longer_locks_compaction() {
     let mut chat = chat_at(170_000);
     let history = long_history();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let _ = chat.handle_summary_failure(id, "timeout", ()).unwrap();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+    let _ = chat
+        .handle_answer(
+            id,
+            compaction_core::Answer::Failed {
+                message: "timeout".into(),
+                cause: (),
+            },
+        )
+        .unwrap()
+        .done();
     assert_eq!(chat.consecutive_failures(), 1);
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     assert_eq!(
-        chat.handle_summary(id, good_answer()).unwrap().status(),
+        chat.handle_answer(id, good_answer())
+            .unwrap()
+            .done()
+            .status(),
         CompactionStatus::Compressed
     );
     assert_eq!(chat.consecutive_failures(), 0);
@@ -234,9 +266,9 @@ fn hard_failures_are_not_counted() {
     let mut chat = chat_at(180_000);
     let history = long_history();
     let (id, _, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     assert_eq!(trigger, Trigger::Hard);
-    let outcome = chat.handle_summary(id, failing_answer()).unwrap();
+    let outcome = chat.handle_answer(id, failing_answer()).unwrap().done();
     assert_eq!(outcome.status(), CompactionStatus::EmptySummary);
     assert_eq!(outcome.consecutive_failures(), 0);
 }
@@ -245,7 +277,7 @@ fn hard_failures_are_not_counted() {
 fn the_request_carries_the_output_cap_and_thinking_off() {
     let mut chat = chat_at(170_000);
     let (_, request, _) = expect_summarize(
-        chat.poll_before_send(&long_history(), &user("next"))
+        chat.poll_before_send(&long_history(), &[user("next")])
             .unwrap(),
     );
     let json = compaction_core::json::to_value(&request);
@@ -269,7 +301,7 @@ fn the_output_cap_shrinks_on_a_small_window() {
     let mut chat = Compactor::new(common::spec_config(32_000.0)).unwrap();
     let history = conversation(23, 2_000); // 46 × 500 tokens
     let (_, request, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     assert_eq!(trigger, Trigger::Hard);
     let request_tokens = (compaction_core::message_tokens(
         &Content::text("user", &request.system_instruction),
@@ -369,8 +401,9 @@ fn failed_answers_leave_the_history_identical() {
         let mut chat = chat_at(170_000);
         let history = long_history();
         let before = snapshot(&history);
-        let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-        let outcome = chat.handle_summary(id, answer.clone()).unwrap();
+        let (id, _, _) =
+            expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+        let outcome = chat.handle_answer(id, answer.clone()).unwrap().done();
         assert_eq!(outcome.status(), expected, "{:?}", answer.finish_reason);
         assert!(outcome.new_history(&history).is_none());
         assert!(outcome.replaced(&history).is_empty());
@@ -388,10 +421,17 @@ fn failed_answers_leave_the_history_identical() {
     let mut chat = chat_at(170_000);
     let history = long_history();
     let before = snapshot(&history);
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let outcome = chat
-        .handle_summary_failure(id, "TypeError: fetch failed", ())
-        .unwrap();
+        .handle_answer(
+            id,
+            compaction_core::Answer::Failed {
+                message: "TypeError: fetch failed".into(),
+                cause: (),
+            },
+        )
+        .unwrap()
+        .done();
     assert_eq!(outcome.status(), CompactionStatus::SummarizerFailed);
     assert_eq!(
         outcome.cause().map(|c| c.message()),
@@ -406,7 +446,7 @@ fn failed_answers_leave_the_history_identical() {
 fn an_unknown_finish_reason_does_not_throw_a_summary_away() {
     let mut chat = chat_at(170_000);
     let (id, _, _) = expect_summarize(
-        chat.poll_before_send(&long_history(), &user("next"))
+        chat.poll_before_send(&long_history(), &[user("next")])
             .unwrap(),
     );
     let answer = SummaryAnswer {
@@ -414,7 +454,7 @@ fn an_unknown_finish_reason_does_not_throw_a_summary_away() {
         ..good_answer()
     };
     assert_eq!(
-        chat.handle_summary(id, answer).unwrap().status(),
+        chat.handle_answer(id, answer).unwrap().done().status(),
         CompactionStatus::Compressed
     );
 }
@@ -423,8 +463,14 @@ fn an_unknown_finish_reason_does_not_throw_a_summary_away() {
 fn an_abort_changes_nothing_and_is_not_a_failure() {
     let mut chat = chat_at(170_000);
     let history = long_history();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let outcome = chat.handle_abort(id).unwrap();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+    let outcome = chat
+        .handle_answer(
+            id,
+            compaction_core::Answer::<std::convert::Infallible>::Aborted,
+        )
+        .unwrap()
+        .done();
     assert_eq!(outcome.status(), CompactionStatus::Aborted);
     assert_eq!(outcome.status().code(), 8);
     assert!(!outcome.status().is_failure());
@@ -438,8 +484,10 @@ fn a_resumed_chat_triggers_on_its_first_send() {
     // No usage yet, 200 000 estimated tokens of history.
     let mut chat = chat_at(0);
     let history = conversation(50, 8_000);
-    let (id, request, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("continue")).unwrap());
+    let (id, request, trigger) = expect_summarize(
+        chat.poll_before_send(&history, &[user("continue")])
+            .unwrap(),
+    );
     assert_eq!(trigger, Trigger::Hard);
     // The part to summarize is about the whole window: it takes several
     // requests since every send fits (docs/behaviour.md; before, one request with a 1-token cap).
@@ -453,7 +501,7 @@ fn a_resumed_chat_triggers_on_its_first_send() {
     // A small resumed chat is estimated too, and stays below auto.
     let mut chat = chat_at(0);
     let mut small = conversation(5, 400);
-    match chat.poll_before_send(&small, &user("hi")).unwrap() {
+    match chat.poll_before_send(&small, &[user("hi")]).unwrap() {
         SendDecision::Proceed { estimate, tier, .. } => {
             small.push(user("hi"));
             assert_eq!(
@@ -470,24 +518,46 @@ fn a_resumed_chat_triggers_on_its_first_send() {
 fn stale_and_duplicate_ids_are_typed_errors_and_polls_are_busy_meanwhile() {
     let mut chat = chat_at(170_000);
     let history = long_history();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let busy = chat.poll_before_send(&history, &user("again")).unwrap_err();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+    let busy = chat
+        .poll_before_send(&history, &[user("again")])
+        .unwrap_err();
     assert_eq!(busy.code(), ErrorCode::Busy);
     assert_eq!(
         chat.poll_manual(&history, None).unwrap_err().code(),
         ErrorCode::Busy
     );
-    let wrong = RequestId(id.0 + 1);
-    let err = chat.handle_summary(wrong, good_answer()).unwrap_err();
+    // Ids are not forged: a wrong one is one this chat did not hand out,
+    // another chat's (with the same number here: both chats count from 1).
+    let foreign = || {
+        let mut other = chat_at(170_000);
+        expect_summarize(other.poll_before_send(&history, &[user("next")]).unwrap()).0
+    };
+    let wrong = foreign();
+    let err = chat.handle_answer(wrong, good_answer()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::StaleRequest);
     assert!(err.message().contains("not pending"), "{}", err.message());
     // The request in flight survives a stale answer.
-    assert_eq!(chat.pending_request(), Some(id));
-    let _ = chat.handle_summary(id, good_answer()).unwrap();
+    assert_eq!(chat.pending_request(), Some(&id));
+    let _ = chat.handle_answer(id, good_answer()).unwrap().done();
+    // The answered id is spent (it was consumed: reporting it again does
+    // not compile, see `RequestId`; the JS API's numbers are checked in
+    // tests/json_api.rs); late ids from elsewhere are stale.
     for err in [
-        chat.handle_summary(id, good_answer()).unwrap_err(),
-        chat.handle_summary_failure(id, "late", ()).unwrap_err(),
-        chat.handle_abort(id).unwrap_err(),
+        chat.handle_answer(foreign(), good_answer()).unwrap_err(),
+        chat.handle_answer(
+            foreign(),
+            compaction_core::Answer::Failed {
+                message: "late".into(),
+                cause: (),
+            },
+        )
+        .unwrap_err(),
+        chat.handle_answer(
+            foreign(),
+            compaction_core::Answer::<std::convert::Infallible>::Aborted,
+        )
+        .unwrap_err(),
     ] {
         assert_eq!(err.code(), ErrorCode::StaleRequest);
     }
@@ -500,7 +570,7 @@ fn nothing_to_compress_is_a_noop() {
     // yields to the window: the 400 000 characters are summarized.
     let history = vec![user(&"x".repeat(400_000)), model("ok")];
     let (id, request, _) =
-        expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let (outcome, _) = common::run_to_end(&mut chat, id, request, 190_000.0 / 100_005.0, |_, _| {
         good_answer()
     });
@@ -510,7 +580,7 @@ fn nothing_to_compress_is_a_noop() {
     // A single short message: nothing to summarize, nothing to slim.
     assert_eq!(
         expect_proceed(
-            chat.poll_before_send(&[model("ok")], &user("next"))
+            chat.poll_before_send(&[model("ok")], &[user("next")])
                 .unwrap()
         ),
         NoopReason::NothingToCompress
@@ -522,10 +592,11 @@ fn nothing_to_compress_is_a_noop() {
     // Only an earlier summary and its acknowledgement before the tail.
     let mut chat = chat_at(170_000);
     let history = long_history();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let compacted = chat
-        .handle_summary(id, good_answer())
+        .handle_answer(id, good_answer())
         .unwrap()
+        .done()
         .new_history(&history)
         .unwrap();
     assert_eq!(
@@ -544,8 +615,8 @@ fn the_bridge_is_added_when_the_tail_starts_with_a_model_turn() {
     }
     history.push(model("done"));
     let mut chat = chat_at(170_000);
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+    let outcome = chat.handle_answer(id, good_answer()).unwrap().done();
     let new_history = outcome.new_history(&history).unwrap();
     assert!(history[outcome.kept_from()].is_model());
     assert_eq!(
@@ -563,16 +634,18 @@ fn the_bridge_is_added_when_the_tail_starts_with_a_model_turn() {
 fn a_second_compaction_folds_the_earlier_summary_in() {
     let mut chat = chat_at(170_000);
     let mut history = long_history();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let replaced = chat
-        .handle_summary(id, good_answer())
+        .handle_answer(id, good_answer())
         .unwrap()
+        .done()
         .apply_to(&mut history);
     assert_eq!(replaced.len(), 36);
     assert_eq!(history.len(), 2 + 4);
     history.extend(conversation(10, 8_000));
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
-    let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (_, request, _) =
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let first = compaction_core::json::to_string(&request.contents[0]);
     assert!(first.contains("<conversation-summary>"));
     let directive = compaction_core::json::to_string(request.contents.last().unwrap());
@@ -645,7 +718,8 @@ fn media_becomes_placeholders_in_the_request() {
     history.push(model("a cat"));
     history.extend(long_history());
     let mut chat = chat_at(170_000);
-    let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (_, request, _) =
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let text = compaction_core::json::to_string(&request.contents);
     assert!(text.contains("[image: image/png]"), "{text}");
     assert!(
@@ -755,7 +829,10 @@ fn state_is_saved_and_restored_as_plain_json() {
     })
     .unwrap();
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&long_history(), &user("x")).unwrap());
+    let (id, _, _) = expect_summarize(
+        chat.poll_before_send(&long_history(), &[user("x")])
+            .unwrap(),
+    );
     // Saved mid-flight: the request is not part of the state.
     let json = compaction_core::json::to_value(chat.save());
     assert_eq!(json["consecutiveFailures"], 2);
@@ -768,9 +845,10 @@ fn state_is_saved_and_restored_as_plain_json() {
     assert_eq!(restored.consecutive_failures(), 2);
     assert_eq!(restored.last_prompt_token_count(), 170_000);
     assert_eq!(restored.pending_request(), None);
+    let old = id.number();
     assert_eq!(
         restored
-            .handle_summary(id, good_answer())
+            .handle_answer(id, good_answer())
             .unwrap_err()
             .code(),
         ErrorCode::StaleRequest
@@ -778,10 +856,10 @@ fn state_is_saved_and_restored_as_plain_json() {
     // Ids are not reused after a restore.
     let (new_id, _, _) = expect_summarize(
         restored
-            .poll_before_send(&long_history(), &user("x"))
+            .poll_before_send(&long_history(), &[user("x")])
             .unwrap(),
     );
-    assert!(new_id.0 > id.0);
+    assert!(new_id.number() > old);
 }
 
 #[test]
@@ -849,7 +927,10 @@ fn bad_configs_are_typed_errors() {
     // The SDK's old `hasFailedCompressionAttempt: true` is 3: the breaker is open.
     chat.handle_usage(&json!({ "totalTokenCount": 100_000 }));
     assert_eq!(
-        expect_proceed(chat.poll_before_send(&long_history(), &user("x")).unwrap()),
+        expect_proceed(
+            chat.poll_before_send(&long_history(), &[user("x")])
+                .unwrap()
+        ),
         NoopReason::BreakerOpen
     );
     let mut chat = chat_at(1);
@@ -868,12 +949,12 @@ fn needs_history_only_without_an_anchor_or_when_compaction_is_due() {
     let mut chat = Compactor::new(common::spec_config(200_000.0)).unwrap();
     let msg = Content::text("user", "hello world");
     // No usage yet: the whole history is estimated.
-    assert!(chat.needs_history(&msg));
+    assert!(chat.needs_history(std::slice::from_ref(&msg)));
     let _ = chat.handle_usage(&compaction_core::json!({ "totalTokenCount": 100_000 }));
-    assert!(!chat.needs_history(&msg));
+    assert!(!chat.needs_history(std::slice::from_ref(&msg)));
     // At auto (167 000) a compaction is prepared, which reads the history.
     let _ = chat.handle_usage(&compaction_core::json!({ "totalTokenCount": 166_999 }));
-    assert!(chat.needs_history(&msg));
+    assert!(chat.needs_history(std::slice::from_ref(&msg)));
 }
 
 #[test]
@@ -937,7 +1018,7 @@ fn the_output_cap_uses_the_providers_scale_when_the_estimator_over_counts() {
     let mut chat = Compactor::new(common::spec_config(WINDOW)).unwrap();
     // The provider counted the same history at the auto tier.
     let _ = chat.handle_usage(&json!({ "totalTokenCount": 168_000 }));
-    match chat.poll_before_send(&history, &user("go on")).unwrap() {
+    match chat.poll_before_send(&history, &[user("go on")]).unwrap() {
         SendDecision::Summarize { request, .. } => {
             // Scaled to the provider's count, the request leaves room for the
             // full cap; unscaled it would have left 1 token.
@@ -957,8 +1038,10 @@ fn huge_usage_counts_clamp_to_the_largest_exact_count_and_still_compact() {
     assert_eq!(update.ignored.len(), 1, "{:?}", update.ignored);
     assert!(update.ignored[0].contains("totalTokenCount is above 2^53 - 1"));
     // The full window compacts: the estimate adds the message without wrapping.
-    let (_, _, trigger) =
-        expect_summarize(chat.poll_before_send(&long_history(), &user("x")).unwrap());
+    let (_, _, trigger) = expect_summarize(
+        chat.poll_before_send(&long_history(), &[user("x")])
+            .unwrap(),
+    );
     assert_eq!(trigger, Trigger::Hard);
     // Sums clamp too.
     let parsed = Usage::from_value(&json!({
@@ -1067,11 +1150,11 @@ fn the_outcome_splices_onto_the_hosts_history_keeping_messages_appended_meanwhil
     let mut chat = chat_at(170_000);
     let mut history = long_history();
     let original = history.clone();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     // The user keeps typing while the summarizer runs.
     history.push(user("one more thing"));
     history.push(model("noted"));
-    let outcome = chat.handle_summary(id, good_answer()).unwrap();
+    let outcome = chat.handle_answer(id, good_answer()).unwrap().done();
     let head = outcome.head().unwrap().to_vec();
     assert_eq!(head.len(), 2);
     // The summary message holds the model's summary, then the ledger's section.
@@ -1092,9 +1175,76 @@ fn the_outcome_splices_onto_the_hosts_history_keeping_messages_appended_meanwhil
     // On every other status the history is left alone.
     let mut chat = chat_at(170_000);
     let mut history = long_history();
-    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
-    let outcome = chat.handle_summary(id, failing_answer()).unwrap();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+    let outcome = chat.handle_answer(id, failing_answer()).unwrap().done();
     assert!(outcome.apply_to(&mut history).is_empty());
     assert_eq!(history, long_history());
     assert!(outcome.head().is_none() && outcome.summary().is_none() && outcome.cause().is_none());
+}
+
+#[test]
+fn an_absent_history_is_asked_for_only_when_the_check_must_read_it() {
+    use compaction_core::HistoryRef;
+    let next = [user("next")];
+    // No usage yet: the whole history is estimated, so it is needed.
+    let mut chat = chat_at(0);
+    assert!(chat.needs_history(&next));
+    assert_eq!(
+        chat.poll_before_send(HistoryRef::Absent, &next).unwrap(),
+        SendDecision::NeedHistory
+    );
+    // Below auto with a usage anchor: the pending messages are enough.
+    let mut chat = chat_at(1_000);
+    assert!(!chat.needs_history(&next));
+    assert_eq!(
+        expect_proceed(chat.poll_before_send(HistoryRef::Absent, &next).unwrap()),
+        NoopReason::BelowAuto
+    );
+    // At auto: a run is due, which reads the history; asking for it changes
+    // nothing (no request in flight, the same decision once it is given).
+    let mut chat = chat_at(170_000);
+    assert!(chat.needs_history(&next));
+    assert_eq!(
+        chat.poll_before_send(HistoryRef::Absent, &next).unwrap(),
+        SendDecision::NeedHistory
+    );
+    assert!(chat.pending_request().is_none());
+    assert_eq!(
+        chat.poll_manual(HistoryRef::Absent, None).unwrap(),
+        SendDecision::NeedHistory
+    );
+    let history = long_history();
+    let (_, _, trigger) = expect_summarize(chat.poll_before_send(&history, &next).unwrap());
+    assert_eq!(trigger, Trigger::Auto);
+    // While the request is in flight, an absent history is BUSY like any poll.
+    assert_eq!(
+        chat.poll_before_send(HistoryRef::Absent, &next)
+            .unwrap_err()
+            .code(),
+        ErrorCode::Busy
+    );
+}
+
+#[test]
+fn an_answer_that_could_not_be_read_fails_the_run_with_its_error() {
+    let mut chat = chat_at(170_000);
+    let history = long_history();
+    let (id, _, _) = expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
+    let unreadable =
+        compaction_core::Error::new(ErrorCode::InvalidAnswer, "the answer has no text");
+    let outcome = chat
+        .handle_answer(
+            id,
+            compaction_core::Answer::<std::convert::Infallible>::Invalid(unreadable),
+        )
+        .unwrap()
+        .done();
+    assert_eq!(outcome.status(), CompactionStatus::SummarizerFailed);
+    assert_eq!(
+        outcome.cause().map(|c| c.message()),
+        Some("the answer has no text")
+    );
+    assert_eq!(chat.consecutive_failures(), 1);
+    assert_eq!(chat.pending_request(), None);
+    assert!(outcome.new_history(&history).is_none());
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{
-    call, check_request, conversation, expect_summarize, model, run_to_end, snapshot, user,
+    Done, call, check_request, conversation, expect_summarize, model, run_to_end, snapshot, user,
 };
 use compaction_core::json;
 use compaction_core::json::Value;
@@ -153,7 +153,9 @@ fn a_resumed_session_with_a_400k_character_message(usage: bool) {
     for history in cases {
         let mut chat = Compactor::new(config(WINDOW, None)).unwrap();
         let before = snapshot(&history);
-        let decision = chat.poll_before_send(&history, &next).unwrap();
+        let decision = chat
+            .poll_before_send(&history, std::slice::from_ref(&next))
+            .unwrap();
         let (id, request, trigger) = expect_summarize(decision);
         assert_eq!(trigger, Trigger::Hard);
         let estimate = chat.options().estimate;
@@ -199,7 +201,10 @@ fn a_million_token_agent_session_on_128k_with_a_16k_model() {
     let history = agent_session(1_000_000.0, &options);
     let next = user("continue");
     let mut chat = Compactor::new(config(WINDOW, Some(16_384))).unwrap();
-    let (id, request, trigger) = expect_summarize(chat.poll_before_send(&history, &next).unwrap());
+    let (id, request, trigger) = expect_summarize(
+        chat.poll_before_send(&history, std::slice::from_ref(&next))
+            .unwrap(),
+    );
     assert_eq!(trigger, Trigger::Hard);
     let (outcome, requests) =
         run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 6_000));
@@ -241,7 +246,7 @@ fn an_abort_at_the_second_call_leaves_everything_as_it_was() {
     let history = agent_session(1_000_000.0, &options);
     let before = snapshot(&history);
     let mut chat = Compactor::new(config(WINDOW, Some(16_384))).unwrap();
-    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
     check_request(&request, &chat, 1.0);
     let second = match chat.handle_answer(id, summary("so far")).unwrap() {
         compaction_core::Next::Summarize { id, request } => {
@@ -250,12 +255,26 @@ fn an_abort_at_the_second_call_leaves_everything_as_it_was() {
         }
         other => panic!("expected a second call, got {other:?}"),
     };
-    // The first id is spent.
+    // The first id is spent (consumed: reporting it again does not
+    // compile); an id this chat did not hand out is stale.
+    let mut other = Compactor::new(config(WINDOW, Some(16_384))).unwrap();
+    let (foreign, _, _) = expect_summarize(other.poll_before_send(&history, &[user("x")]).unwrap());
     assert_eq!(
-        chat.handle_abort(id).unwrap_err().code(),
+        chat.handle_answer(
+            foreign,
+            compaction_core::Answer::<std::convert::Infallible>::Aborted
+        )
+        .unwrap_err()
+        .code(),
         compaction_core::ErrorCode::StaleRequest
     );
-    let outcome = chat.handle_abort(second).unwrap();
+    let outcome = chat
+        .handle_answer(
+            second,
+            compaction_core::Answer::<std::convert::Infallible>::Aborted,
+        )
+        .unwrap()
+        .done();
     assert_eq!(outcome.status(), CompactionStatus::Aborted);
     assert_eq!(outcome.summary_calls(), 2);
     assert_eq!(outcome.consecutive_failures(), 0);
@@ -277,7 +296,7 @@ fn auto_run() -> (Compactor, Vec<Content>, RequestId, SummaryRequest, f64) {
     let estimate: f64 = history.iter().map(|m| message_tokens(m, &options)).sum();
     let scale = compaction_core::summary_request::provider_scale(100_000, estimate);
     let (id, request, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
     assert_eq!(trigger, Trigger::Auto);
     (chat, history, id, request, scale)
 }
@@ -301,7 +320,16 @@ fn a_failure_at_any_step_counts_once_and_changes_nothing() {
     let failures: [(Fail, CompactionStatus); 4] = [
         (
             |c, id| {
-                let o = c.handle_summary_failure(id, "503", ()).unwrap();
+                let o = c
+                    .handle_answer(
+                        id,
+                        compaction_core::Answer::Failed {
+                            message: "503".into(),
+                            cause: (),
+                        },
+                    )
+                    .unwrap()
+                    .done();
                 (o.status(), o.summary_calls())
             },
             CompactionStatus::SummarizerFailed,
@@ -370,7 +398,7 @@ fn the_cap_is_the_smallest_of_20000_the_model_and_the_window() {
         let mut chat = Compactor::new(config(200_000.0, limit)).unwrap();
         let _ = chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
         let (_, request, _) =
-            expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+            expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
         assert_eq!(request.config.max_output_tokens, expected, "{limit:?}");
     }
     // setModelLimits changes both at once, and nothing on an error.
@@ -398,7 +426,10 @@ fn a_500k_character_message_is_message_too_large_and_no_call_is_made() {
     let mut chat = Compactor::new(config(WINDOW, None)).unwrap();
     let history = conversation(4, 400);
     let message = user(&prose(500_000));
-    match chat.poll_before_send(&history, &message).unwrap() {
+    match chat
+        .poll_before_send(&history, std::slice::from_ref(&message))
+        .unwrap()
+    {
         SendDecision::Proceed {
             reason: NoopReason::MessageTooLarge { over_by },
             ..
@@ -423,7 +454,10 @@ fn a_500k_character_message_is_message_too_large_and_no_call_is_made() {
         text.contains("line 0 of the pasted log"),
         "the head is kept"
     );
-    match chat.poll_before_send(&history, &slim).unwrap() {
+    match chat
+        .poll_before_send(&history, std::slice::from_ref(&slim))
+        .unwrap()
+    {
         SendDecision::Proceed { reason, .. } => assert_eq!(reason, NoopReason::BelowAuto),
         other => panic!("{other:?}"),
     }
@@ -435,7 +469,10 @@ fn a_message_between_auto_and_hard_does_not_start_an_auto_run() {
     let history = conversation(4, 400);
     // About 97 000 tokens alone: at auto, below hard.
     let message = user(&"word ".repeat(77_600));
-    match chat.poll_before_send(&history, &message).unwrap() {
+    match chat
+        .poll_before_send(&history, std::slice::from_ref(&message))
+        .unwrap()
+    {
         SendDecision::Proceed { reason, .. } => assert_eq!(reason, NoopReason::WouldNotFit),
         other => panic!("expected wouldNotFit, got {other:?}"),
     }
@@ -450,7 +487,10 @@ fn clearing_tool_outputs_is_enough_without_a_call() {
     config.options.fit.clear_tool_outputs = true;
     let mut chat = Compactor::new(config).unwrap();
     let next = user("next step");
-    let outcome = match chat.poll_before_send(&history, &next).unwrap() {
+    let outcome = match chat
+        .poll_before_send(&history, std::slice::from_ref(&next))
+        .unwrap()
+    {
         SendDecision::Cleared(outcome) => outcome,
         other => panic!("expected clearing to be enough, got {other:?}"),
     };
@@ -468,7 +508,10 @@ fn clearing_tool_outputs_is_enough_without_a_call() {
     assert_eq!(count("\"functionCall\""), count("\"functionResponse\""));
     // Off by default: the same chat summarizes.
     let mut chat = Compactor::new(CompactorConfig::new(WINDOW)).unwrap();
-    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &next).unwrap());
+    let (id, request, _) = expect_summarize(
+        chat.poll_before_send(&history, std::slice::from_ref(&next))
+            .unwrap(),
+    );
     let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 2_000));
     assert_eq!(outcome.method(), Some(Method::Summarized));
 }
@@ -485,7 +528,7 @@ fn when_clearing_is_not_enough_the_cleared_part_is_summarized() {
     let mut config = config(WINDOW, None);
     config.options.fit.clear_tool_outputs = true;
     let mut chat = Compactor::new(config).unwrap();
-    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
     let text = compaction_core::json::to_string(&request);
     assert!(
         text.contains("cleared by compaction"),
@@ -517,7 +560,7 @@ fn manual_compaction_drops_an_unanswered_trailing_call() {
     let mut long = conversation(60, 8_000);
     long.push(call("read_file"));
     let (id, request, _) = expect_summarize(
-        chat.poll_before_send(&long, &common::response("read_file"))
+        chat.poll_before_send(&long, &[common::response("read_file")])
             .unwrap(),
     );
     let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 500));
@@ -533,7 +576,7 @@ fn a_summary_that_would_leave_the_next_prompt_at_auto_is_a_counted_failure() {
     let mut history = conversation(15, 4_000);
     history.extend(conversation(2, 72_000));
     let (id, request, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+        expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
     assert_eq!(trigger, Trigger::Auto);
     // A summary of 24 000 tokens: smaller than what it replaces, but the
     // next prompt would be at auto again.
@@ -560,7 +603,10 @@ fn the_tail_shrinks_to_a_clean_boundary_and_keeps_calls_with_responses() {
     config.options.retention.exclude_context_window_percent = 100.0;
     let mut chat = Compactor::new(config).unwrap();
     let next = user("thanks");
-    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &next).unwrap());
+    let (id, request, _) = expect_summarize(
+        chat.poll_before_send(&history, std::slice::from_ref(&next))
+            .unwrap(),
+    );
     let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 1_000));
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     let kept = outcome.kept_from();
@@ -592,7 +638,7 @@ fn the_async_driver_runs_every_call_of_a_run() {
         &chat,
         &summarizer,
         &history,
-        &user("x"),
+        &[user("x")],
     ))
     .unwrap();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
@@ -663,7 +709,7 @@ fn a_message_too_large_at_hard_leaves_the_failure_count_as_it_was() {
     config.consecutive_failures = 3;
     let mut chat = Compactor::new(config).unwrap();
     match chat
-        .poll_before_send(&conversation(2, 100), &user(&prose(600_000)))
+        .poll_before_send(&conversation(2, 100), &[user(&prose(600_000))])
         .unwrap()
     {
         SendDecision::Proceed {
@@ -680,8 +726,10 @@ fn a_hard_run_whose_message_alone_is_at_auto_still_makes_the_prompt_fit() {
     let mut chat = Compactor::new(common::spec_config(WINDOW)).unwrap();
     let history = conversation(20, 8_000); // 40 000 tokens
     let message = user(&"word ".repeat(77_600)); // about 97 000 tokens
-    let (id, request, trigger) =
-        expect_summarize(chat.poll_before_send(&history, &message).unwrap());
+    let (id, request, trigger) = expect_summarize(
+        chat.poll_before_send(&history, std::slice::from_ref(&message))
+            .unwrap(),
+    );
     assert_eq!(trigger, Trigger::Hard);
     let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 1_000));
     assert_eq!(
@@ -698,7 +746,7 @@ fn a_summary_so_far_longer_than_the_cap_is_cut_so_the_next_request_fits() {
     let options = CompactorConfig::new(WINDOW).options.estimate;
     let history = agent_session(400_000.0, &options);
     let mut chat = Compactor::new(config(WINDOW, Some(16_384))).unwrap();
-    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &user("x")).unwrap());
+    let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
     // A summarizer that ignores its cap: 400 000 characters each time.
     let (outcome, requests) =
         run_to_end(&mut chat, id, request, 1.0, |_, _| summary(&prose(400_000)));
@@ -739,7 +787,8 @@ fn a_summary_request_the_estimator_under_counts_as_the_guides_code_fits_the_wind
     let usage = estimate.ceil();
     assert!(usage >= chat.thresholds().auto, "{usage} tokens reach auto");
     let _ = chat.handle_usage(&json!({ "totalTokenCount": usage }));
-    let (_, request, _) = expect_summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (_, request, _) =
+        expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     let provider = request_tokens(&request, &options) / (1.0 - 0.132);
     let cap = request.config.max_output_tokens as f64;
     assert!(

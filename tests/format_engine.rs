@@ -330,7 +330,7 @@ fn the_compactor_keeps_pinned_messages_first_and_out_of_replaced() {
         .unwrap();
     let mut chat = Compactor::new(CompactorConfig::new(32_000.0)).unwrap();
     let SendDecision::Summarize { mut id, .. } = chat
-        .poll_before_send_history(&read, &Content::text("user", "next"))
+        .poll_before_send(&read, &[Content::text("user", "next")])
         .unwrap()
     else {
         panic!("a history past the window must compact")
@@ -346,6 +346,7 @@ fn the_compactor_keeps_pinned_messages_first_and_out_of_replaced() {
                 id = next;
             }
             compaction_core::Next::Done(outcome) => break outcome,
+            other => panic!("a step this test does not know: {other:?}"),
         }
     };
     assert_eq!(outcome.status(), CompactionStatus::Compressed);

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
 mod common;
-use common::{call_with as call, model, ok, result, user};
+use common::{Done, call_with as call, model, ok, result, user};
 
 use compaction_core::engine::Next;
 use compaction_core::estimate::{estimate_text_tokens, message_tokens};
@@ -236,11 +236,12 @@ fn compact(
     history: &[Content],
     answer: SummaryAnswer,
 ) -> (CompactionOutcome, Vec<Content>) {
-    let (mut id, _, _) = summarize(chat.poll_before_send(history, &user("next")).unwrap());
+    let (mut id, _, _) = summarize(chat.poll_before_send(history, &[user("next")]).unwrap());
     let outcome = loop {
         match chat.handle_answer(id, answer.clone()).unwrap() {
             Next::Done(outcome) => break outcome,
             Next::Summarize { id: next, .. } => id = next,
+            other => panic!("a step this test does not know: {other:?}"),
         }
     };
     let new_history = outcome.new_history(history).unwrap_or_default();
@@ -252,9 +253,9 @@ fn the_product_pages_example_a_generic_summary_loses_no_file_and_no_constraint()
     let mut chat = chat(json!({}));
     let (history, last) = refactoring_session(&chat.options().estimate);
     let (id, request, kept_from) =
-        summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     assert_eq!(kept_from, last, "the tail starts at the last two exchanges");
-    let outcome = chat.handle_summary(id, generic()).unwrap();
+    let outcome = chat.handle_answer(id, generic()).unwrap().done();
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     let new_history = outcome.new_history(&history).unwrap();
 
@@ -375,10 +376,10 @@ fn two_compactions_in_a_row_keep_what_came_before_the_first() {
     history.push(user("Status?"));
     history.push(model("The admin handler is moved; export is next."));
     chat.handle_usage(&json!({ "totalTokenCount": 0 }));
-    let (id, request, _) = summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (id, request, _) = summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     // The request starts with the first summary, ledger included.
     assert!(text_of(&request.contents[0]).contains(LEDGER_HEADING));
-    let second = chat.handle_summary(id, generic()).unwrap();
+    let second = chat.handle_answer(id, generic()).unwrap().done();
     assert_eq!(second.status(), CompactionStatus::Compressed);
     let written = second.summary().unwrap();
     for path in WRITTEN.iter().chain(&PENDING[..1]) {
@@ -564,8 +565,9 @@ fn the_words_budget_is_respected_and_huge_user_messages_do_not_inflate() {
         text.push_str("The user pasted requirements about the billing export. ");
     }
     let outcome = chat
-        .handle_summary(id, SummaryAnswer { text, ..generic() })
-        .unwrap();
+        .handle_answer(id, SummaryAnswer { text, ..generic() })
+        .unwrap()
+        .done();
     assert_eq!(
         outcome.status(),
         CompactionStatus::Compressed,
@@ -585,13 +587,14 @@ fn near_auto(ledger: Value, hidden: u64) -> (Compactor, Vec<Content>, Compaction
     let (history, _) = refactoring_session(&chat.options().estimate);
     let visible = estimate_content_tokens(&history, &chat.options().estimate);
     chat.handle_usage(&json!({ "totalTokenCount": visible + hidden }));
-    let (mut id, _, _) = summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+    let (mut id, _, _) = summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
     // Hidden tokens make the part to summarize large on the provider's
     // scale: the run may take several calls, each answered generically.
     let outcome = loop {
         match chat.handle_answer(id, generic()).unwrap() {
             Next::Done(outcome) => break outcome,
             Next::Summarize { id: next, .. } => id = next,
+            other => panic!("a step this test does not know: {other:?}"),
         }
     };
     (chat, history, outcome)
@@ -644,7 +647,7 @@ fn with_usage_the_section_is_counted_in_the_wrapping() {
     let run = |ledger: Value| {
         let mut chat = chat(json!({ "ledger": ledger }));
         let (history, _) = refactoring_session(&chat.options().estimate);
-        let (id, request, _) = summarize(chat.poll_before_send(&history, &user("next")).unwrap());
+        let (id, request, _) = summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
         let input = estimate_content_tokens(&request.contents, &chat.options().estimate) + 2_000;
         let answer = SummaryAnswer {
             usage: Some(
@@ -655,7 +658,7 @@ fn with_usage_the_section_is_counted_in_the_wrapping() {
             ),
             ..generic()
         };
-        let outcome = chat.handle_summary(id, answer).unwrap();
+        let outcome = chat.handle_answer(id, answer).unwrap().done();
         assert!(!outcome.new_token_count_estimated());
         (chat, outcome)
     };
@@ -711,7 +714,7 @@ fn an_inflated_summary_carries_its_check_and_no_section_is_added() {
             text: "## Files\n- none\n".repeat(3_000),
             ..generic()
         };
-        chat.handle_summary(id, answer).unwrap()
+        chat.handle_answer(id, answer).unwrap().done()
     };
     let outcome = run(json!({}));
     assert_eq!(outcome.status(), CompactionStatus::Inflated);

@@ -122,7 +122,13 @@ fn three_hundred_turns() {
                     answer: Content,
                     turn: usize,
                     log: &mut Log| {
-        let outcome = block_on(before_send(chat, &summarizer, history, &message)).unwrap();
+        let outcome = block_on(before_send(
+            chat,
+            &summarizer,
+            &*history,
+            std::slice::from_ref(&message),
+        ))
+        .unwrap();
         if outcome.status() != CompactionStatus::Noop {
             log.compactions
                 .push((turn, outcome.status(), outcome.trigger()));

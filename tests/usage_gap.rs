@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 mod common;
 
-use common::{conversation, expect_summarize, ok, user};
+use common::{Done, conversation, expect_summarize, ok, user};
 use compaction_core::json::Value;
 use compaction_core::json_api::Chats;
 use compaction_core::{CompactionStatus, Compactor, SummaryAnswer, estimate_content_tokens};
@@ -31,7 +31,7 @@ fn an_undeclared_gap_does_not_make_the_tail_yield_below_exclude_messages() {
     let estimate = estimate_content_tokens(&history, &chat.options().estimate);
     assert!((23_000..=25_000).contains(&estimate), "{estimate}");
     chat.handle_usage(&json!({ "totalTokenCount": 168_000 }));
-    let decision = chat.poll_before_send(&history, &user("go on")).unwrap();
+    let decision = chat.poll_before_send(&history, &[user("go on")]).unwrap();
     let kept_from = match &decision {
         compaction_core::SendDecision::Summarize { kept_from, .. } => *kept_from,
         other => panic!("expected a summary request, got {other:?}"),
@@ -39,7 +39,7 @@ fn an_undeclared_gap_does_not_make_the_tail_yield_below_exclude_messages() {
     // excludeMessages is 2 pairs: the last 4 messages at least stay.
     assert!(kept_from <= history.len() - 4, "kept from {kept_from}");
     let (id, _, _) = expect_summarize(decision);
-    let outcome = chat.handle_summary(id, short_answer()).unwrap();
+    let outcome = chat.handle_answer(id, short_answer()).unwrap().done();
     assert_eq!(
         outcome.status(),
         CompactionStatus::Compressed,
@@ -56,9 +56,9 @@ fn a_declared_overhead_is_kept_whole_and_the_rest_scales() {
     let mut chat = Compactor::new(config).unwrap();
     let history = conversation(20, 2_400);
     chat.handle_usage(&json!({ "totalTokenCount": 168_000 }));
-    let decision = chat.poll_before_send(&history, &user("go on")).unwrap();
+    let decision = chat.poll_before_send(&history, &[user("go on")]).unwrap();
     let (id, _, _) = expect_summarize(decision);
-    let outcome = chat.handle_summary(id, short_answer()).unwrap();
+    let outcome = chat.handle_answer(id, short_answer()).unwrap().done();
     assert_eq!(
         outcome.status(),
         CompactionStatus::Compressed,
@@ -79,12 +79,16 @@ fn without_usage_the_declared_overhead_is_in_the_estimate() {
     config.options.fit.overhead_tokens = Some(160_000);
     let mut declared = Compactor::new(config).unwrap();
     let message = user("go on");
-    let a = plain.poll_before_send(&history, &message).unwrap();
-    let b = declared.poll_before_send(&history, &message).unwrap();
+    let a = plain
+        .poll_before_send(&history, std::slice::from_ref(&message))
+        .unwrap();
+    let b = declared
+        .poll_before_send(&history, std::slice::from_ref(&message))
+        .unwrap();
     let estimate = |d: &compaction_core::SendDecision| match d {
         compaction_core::SendDecision::Proceed { estimate, .. }
         | compaction_core::SendDecision::Summarize { estimate, .. } => *estimate,
-        compaction_core::SendDecision::Cleared(_) => unreachable!(),
+        _ => unreachable!(),
     };
     assert_eq!(estimate(&b), estimate(&a) + 160_000);
 }

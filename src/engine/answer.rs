@@ -1,103 +1,142 @@
-//! The host answers a summary request (`handle_*`): the answer judged, the
-//! next call of a multi-call run, failures, aborts and the ledger fallback.
+//! The host reports what came of a summary request ([`Compactor::handle_answer`]):
+//! the answer judged, the next call of a multi-call run, failures, aborts
+//! and the ledger fallback.
 
 use super::*;
 
 impl Compactor {
-    /// Judges the summarizer's answer to request `id` (see [`judge`](mod@judge)):
-    /// EMPTY_SUMMARY, OUTPUT_TRUNCATED, SUMMARIZER_FAILED (a refusal, a
-    /// filter, a tool call), INFLATED, or COMPRESSED with the new history's
-    /// head. With the ledger on (the default), the summary message is the
-    /// model's summary followed by the ledger's section, within what keeps
-    /// the next prompt below `auto` and no larger than before, and the
-    /// outcome checks the model's summary ([`CompactionOutcome::summary_check`]).
-    /// Fails with `STALE_REQUEST`, changing nothing, when `id` is not the
-    /// request in flight, and with `INVALID_STATE`, changing nothing, when
-    /// it is a step of a multi-call run with more to summarize (report
-    /// those with [`Compactor::handle_answer`], which also ends single-call
-    /// runs exactly as this does).
+    /// Reports what came of request `id` (which it consumes) and says what
+    /// comes next. `answer` is one of:
     ///
-    /// A summary that would leave the next prompt (new history and the
-    /// pending message) at or above `auto` (`hard` for a run forced at
-    /// `hard` whose pending message alone is at `auto`) is INFLATED: applied, it would compact again on the next turn.
-    pub fn handle_summary(
+    /// * [`Answer::Summary`] (or a [`SummaryAnswer`] itself): the model's
+    ///   answer, judged (see [`judge`](mod@judge)): EMPTY_SUMMARY,
+    ///   OUTPUT_TRUNCATED, SUMMARIZER_FAILED (a refusal, a filter, a tool
+    ///   call), INFLATED, or COMPRESSED with the new history's head. With the
+    ///   ledger on (the default), the summary message is the model's summary
+    ///   followed by the ledger's section, within what keeps the next prompt
+    ///   below `auto` and no larger than before, and the outcome checks the
+    ///   model's summary ([`CompactionOutcome::summary_check`]). A summary
+    ///   that would leave the next prompt (new history and the pending
+    ///   messages) at or above `auto` (`hard` for a run forced at `hard`
+    ///   whose pending messages alone are at `auto`) is INFLATED: applied, it
+    ///   would compact again on the next turn.
+    /// * [`Answer::Invalid`]: the answer could not be read; SUMMARIZER_FAILED
+    ///   with that `INVALID_ANSWER` error as the cause.
+    /// * [`Answer::Failed`]: the host's summarizer failed (threw, rejected);
+    ///   SUMMARIZER_FAILED carrying its message and the host's own error.
+    /// * [`Answer::Aborted`]: the host cancelled; ABORTED, nothing changes
+    ///   and the failure count stays as it was.
+    ///
+    /// For a run summarized in several calls, a usable answer to any but the
+    /// last request becomes the summary so far and the next request is
+    /// handed out ([`Next::Summarize`], with a new id); the last answer, or
+    /// anything else at any step, ends the run ([`Next::Done`]). A failure at
+    /// any step counts once (unless the run is forced), an abort at any step
+    /// not at all, and the history stays as it was until the run is
+    /// COMPRESSED. Fails with `STALE_REQUEST`, changing nothing, when `id` is
+    /// not the request in flight (another chat's, or one from before a
+    /// restore).
+    ///
+    /// `C` is the type of the host's own error ([`Answer::Failed`]); where
+    /// nothing else names it, `Answer::<Infallible>::Aborted` does.
+    pub fn handle_answer<C>(
         &mut self,
         id: RequestId,
-        answer: SummaryAnswer,
-    ) -> Result<CompactionOutcome, Error> {
+        answer: impl Into<Answer<C>>,
+    ) -> Result<Next<C>, Error> {
         let pending = self.take_pending(id)?;
-        if pending.fit.chunks.as_ref().is_some_and(|c| !c.is_done()) {
-            let id = pending.id;
-            self.pending = Some(pending);
-            return Err(Error::new(
-                ErrorCode::InvalidState,
-                format!(
-                    "summary request {} is one step of a multi-call compaction: report its answer \
-                     with handle_answer, which hands out the next request",
-                    id.0
-                ),
-            ));
-        }
-        let answer = fit_answer(answer, &pending.fit);
-        let ledger = pending
-            .ledger
-            .as_ref()
-            .map(|ledger| (ledger, pending.system_instruction.as_str()));
-        // The ledger's section may take only what keeps the next prompt
-        // (new history and the pending message) below the run's limit, so
-        // that it never turns a usable summary into a compaction loop.
-        let ceiling = self.thresholds.auto.min(pending.fit.limit) - pending.fit.pending_tokens;
-        let verdict = no_loop(
-            judge(
-                &pending.basis,
-                answer,
-                &self.options.estimate,
-                ceiling,
-                ledger,
-            ),
-            &pending.fit,
-        );
-        Ok(match verdict {
-            Verdict::Empty => {
-                let failure = CompactionOutcome::EmptySummary(self.fail(&pending));
-                self.fall_back(&pending, failure)
+        let cause = match answer.into() {
+            Answer::Summary(answer) => return Ok(self.judge_answer(pending, answer)),
+            Answer::Invalid(error) => SummarizerCause::Answer(error),
+            Answer::Failed { message, cause } => SummarizerCause::Host { message, cause },
+            Answer::Aborted => {
+                return Ok(Next::Done(CompactionOutcome::Aborted(self.run(&pending))));
             }
-            Verdict::Truncated => {
-                let failure = CompactionOutcome::OutputTruncated(self.fail(&pending));
-                self.fall_back(&pending, failure)
+        };
+        let failure = CompactionOutcome::SummarizerFailed {
+            run: self.fail(&pending),
+            cause,
+        };
+        Ok(Next::Done(self.fall_back(&pending, failure)))
+    }
+
+    /// The model's answer to the request in flight: for a step of a
+    /// multi-call run with more to summarize, the summary so far and the
+    /// next request; else the run's final judgement.
+    fn judge_answer<C>(&mut self, mut pending: Pending, answer: SummaryAnswer) -> Next<C> {
+        let options = self.options.estimate;
+        // A step with more to come: the answer is judged only for being
+        // usable (no size ceiling, no ledger section: the last answer gets
+        // that), and becomes the summary so far.
+        let partial = pending.fit.chunks.take_if(|c| !c.is_done());
+        let (verdict, text) = match partial {
+            Some(chunks) => {
+                let text = answer.text.trim().to_string();
+                let verdict = judge(&pending.basis, answer, &options, f64::INFINITY, None);
+                (verdict, Some((chunks, text)))
             }
-            Verdict::Unusable(error) => {
-                let failure = CompactionOutcome::SummarizerFailed {
-                    run: self.fail(&pending),
-                    cause: SummarizerCause::Answer(error),
-                };
-                self.fall_back(&pending, failure)
+            None => {
+                let answer = fit_answer(answer, &pending.fit);
+                let ledger = pending
+                    .ledger
+                    .as_ref()
+                    .map(|ledger| (ledger, pending.system_instruction.as_str()));
+                // The ledger's section may take only what keeps the next
+                // prompt (new history and the pending messages) below the
+                // run's limit, so that it never turns a usable summary into a
+                // compaction loop.
+                let ceiling =
+                    self.thresholds.auto.min(pending.fit.limit) - pending.fit.pending_tokens;
+                let verdict = judge(&pending.basis, answer, &options, ceiling, ledger);
+                (no_loop(verdict, &pending.fit), None)
             }
-            Verdict::Inflated {
-                new_tokens,
-                estimated,
-                summary_check,
-            } => {
-                let failure = CompactionOutcome::Inflated {
-                    run: self.fail(&pending),
-                    new_token_count: new_tokens,
-                    new_token_count_estimated: estimated,
+        };
+        let failure = match (verdict, text) {
+            (Verdict::Empty, _) => CompactionOutcome::EmptySummary(self.fail(&pending)),
+            (Verdict::Truncated, _) => CompactionOutcome::OutputTruncated(self.fail(&pending)),
+            (Verdict::Unusable(error), _) => CompactionOutcome::SummarizerFailed {
+                run: self.fail(&pending),
+                cause: SummarizerCause::Answer(error),
+            },
+            (Verdict::Inflated { .. } | Verdict::Compressed { .. }, Some((mut chunks, text))) => {
+                // A partial summary is never judged for size: it is carried
+                // into the next request.
+                let request = chunks.next_request(Some(&text), &options);
+                pending.fit.chunks = Some(chunks);
+                pending.id = self.next_id();
+                pending.fit.calls = pending.fit.calls.saturating_add(1);
+                let id = self.request_id(pending.id.number);
+                self.pending = Some(pending);
+                return Next::Summarize { id, request };
+            }
+            (
+                Verdict::Inflated {
+                    new_tokens,
+                    estimated,
                     summary_check,
-                };
-                self.fall_back(&pending, failure)
-            }
-            Verdict::Compressed {
-                mut head,
-                summary,
-                new_tokens,
-                estimated,
+                },
+                None,
+            ) => CompactionOutcome::Inflated {
+                run: self.fail(&pending),
+                new_token_count: new_tokens,
+                new_token_count_estimated: estimated,
                 summary_check,
-            } => {
+            },
+            (
+                Verdict::Compressed {
+                    mut head,
+                    summary,
+                    new_tokens,
+                    estimated,
+                    summary_check,
+                },
+                None,
+            ) => {
                 head.extend(pending.fit.tail_copies.iter().cloned());
                 self.consecutive_failures = 0;
                 // The indicator resets to the freed space.
                 self.last_prompt_token_count = new_tokens;
-                CompactionOutcome::Compressed {
+                return Next::Done(CompactionOutcome::Compressed {
                     run: self.run(&pending),
                     head,
                     pinned: pending.pinned.clone(),
@@ -107,147 +146,10 @@ impl Compactor {
                     new_token_count_estimated: estimated,
                     summary_check,
                     cause: None,
-                }
+                });
             }
-        })
-    }
-
-    /// Reports the answer to request `id` and says what comes next: for a
-    /// run summarized in several calls, a usable answer to any but the last
-    /// request becomes the summary so far and the next request is handed
-    /// out ([`Next::Summarize`], a new id); the last answer, or an unusable
-    /// one at any step, ends the run as [`Compactor::handle_summary`] does
-    /// ([`Next::Done`]). A failure at any step counts once, an abort at any
-    /// step not at all, and the history stays as it was until the run is
-    /// COMPRESSED. Fails with `STALE_REQUEST`, changing nothing, when `id`
-    /// is not the request in flight.
-    pub fn handle_answer(&mut self, id: RequestId, answer: SummaryAnswer) -> Result<Next, Error> {
-        let chunked = match self.pending.as_ref() {
-            Some(p) if p.id == id => p.fit.chunks.as_ref().is_some_and(|c| !c.is_done()),
-            _ => false,
         };
-        if !chunked {
-            // The last (or only) request, or a stale id: the final judgement.
-            return self.handle_summary(id, answer).map(Next::Done);
-        }
-        let text = answer.text.trim().to_string();
-        let mut pending = self.take_pending(id)?;
-        // A partial summary gets no ledger section: the last answer does.
-        match judge(
-            &pending.basis,
-            answer,
-            &self.options.estimate,
-            f64::INFINITY,
-            None,
-        ) {
-            Verdict::Empty => {
-                let failure = CompactionOutcome::EmptySummary(self.fail(&pending));
-                Ok(Next::Done(self.fall_back(&pending, failure)))
-            }
-            Verdict::Truncated => {
-                let failure = CompactionOutcome::OutputTruncated(self.fail(&pending));
-                Ok(Next::Done(self.fall_back(&pending, failure)))
-            }
-            Verdict::Unusable(error) => {
-                let failure = CompactionOutcome::SummarizerFailed {
-                    run: self.fail(&pending),
-                    cause: SummarizerCause::Answer(error),
-                };
-                Ok(Next::Done(self.fall_back(&pending, failure)))
-            }
-            Verdict::Inflated { .. } | Verdict::Compressed { .. } => {
-                // A partial summary is never judged for size: it becomes the
-                // summary so far, carried into the next request.
-                let options = self.options.estimate;
-                let Some(chunks) = pending.fit.chunks.as_mut() else {
-                    self.pending = Some(pending);
-                    return self
-                        .handle_summary(
-                            id,
-                            SummaryAnswer {
-                                text,
-                                ..SummaryAnswer::default()
-                            },
-                        )
-                        .map(Next::Done);
-                };
-                let request = chunks.next_request(Some(&text), &options);
-                let id = self.next_id();
-                pending.id = id;
-                pending.fit.calls = pending.fit.calls.saturating_add(1);
-                self.pending = Some(pending);
-                Ok(Next::Summarize { id, request })
-            }
-        }
-    }
-
-    /// Like [`Compactor::handle_answer`] for an answer as JSON (see
-    /// [`SummaryAnswer::from_json`]): a malformed one ends the run as
-    /// SUMMARIZER_FAILED with the `INVALID_ANSWER` error as its cause.
-    pub fn handle_answer_json(&mut self, id: RequestId, answer: &Value) -> Result<Next, Error> {
-        match SummaryAnswer::from_json(answer) {
-            Ok(answer) => self.handle_answer(id, answer),
-            Err(error) => self.handle_invalid_answer(id, error).map(Next::Done),
-        }
-    }
-
-    /// Like [`Compactor::handle_summary`] for an answer as JSON
-    /// (`{ text, finishReason?, usage? }` or a string; see
-    /// [`SummaryAnswer::from_json`]): a malformed one is SUMMARIZER_FAILED
-    /// with the `INVALID_ANSWER` error as its cause.
-    pub fn handle_summary_json(
-        &mut self,
-        id: RequestId,
-        answer: &Value,
-    ) -> Result<CompactionOutcome, Error> {
-        match SummaryAnswer::from_json(answer) {
-            Ok(answer) => self.handle_summary(id, answer),
-            Err(error) => self.handle_invalid_answer(id, error),
-        }
-    }
-
-    /// Reports that the answer to request `id` could not be read (`error`,
-    /// an `INVALID_ANSWER`): SUMMARIZER_FAILED with it as the cause.
-    pub fn handle_invalid_answer(
-        &mut self,
-        id: RequestId,
-        error: Error,
-    ) -> Result<CompactionOutcome, Error> {
-        let pending = self.take_pending(id)?;
-        let failure = CompactionOutcome::SummarizerFailed {
-            run: self.fail(&pending),
-            cause: SummarizerCause::Answer(error),
-        };
-        Ok(self.fall_back(&pending, failure))
-    }
-
-    /// Reports that the host's summarizer failed for request `id` (it threw
-    /// or rejected): SUMMARIZER_FAILED, carrying `message` and the host's
-    /// own error `cause`. Fails with `STALE_REQUEST` when `id` is not the
-    /// request in flight.
-    pub fn handle_summary_failure<C>(
-        &mut self,
-        id: RequestId,
-        message: impl Into<String>,
-        cause: C,
-    ) -> Result<CompactionOutcome<C>, Error> {
-        let pending = self.take_pending(id)?;
-        let failure = CompactionOutcome::SummarizerFailed {
-            run: self.fail(&pending),
-            cause: SummarizerCause::Host {
-                message: message.into(),
-                cause,
-            },
-        };
-        Ok(self.fall_back(&pending, failure))
-    }
-
-    /// Reports that the host cancelled request `id`: status ABORTED, nothing
-    /// changes and the failure count stays as it was. Fails with
-    /// `STALE_REQUEST` when `id` is not the request in flight.
-    pub fn handle_abort(&mut self, id: RequestId) -> Result<CompactionOutcome, Error> {
-        let pending = self.take_pending(id)?;
-        Ok(CompactionOutcome::Aborted(self.run(&pending)))
+        Next::Done(self.fall_back(&pending, failure))
     }
 
     /// A NOOP outcome for a [`SendDecision::Proceed`], in the same shape as
@@ -272,7 +174,7 @@ impl Compactor {
                 ErrorCode::Busy,
                 format!(
                     "summary request {} is in flight; report its answer, failure or abort first",
-                    p.id.0
+                    p.id.number
                 ),
             )),
             None => Ok(()),
@@ -284,7 +186,8 @@ impl Compactor {
             Some(p) if p.id == id => Ok(p),
             other => {
                 let expected = match &other {
-                    Some(p) => format!("request {} is the one in flight", p.id.0),
+                    _ if id.chat != self.chat => "another chat handed it out".to_string(),
+                    Some(p) => format!("request {} is the one in flight", p.id.number),
                     None => "no request is in flight".to_string(),
                 };
                 self.pending = other;
@@ -293,7 +196,7 @@ impl Compactor {
                     format!(
                         "summary request {} is not pending ({expected}); it was already answered, \
                          aborted, or belongs to an earlier session",
-                        id.0
+                        id.number
                     ),
                 ))
             }

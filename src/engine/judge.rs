@@ -32,16 +32,9 @@ impl SummaryAnswer {
     /// Reads the host's answer: `{ text, finishReason?, usage? }` or a plain
     /// string (the text). `usage` is read leniently, as
     /// [`Usage::from_value`] does. A malformed answer is `INVALID_ANSWER`,
-    /// saying what was expected; the engine then reports SUMMARIZER_FAILED
-    /// with it as the cause ([`crate::Compactor::handle_summary_json`]).
-    ///
-    /// ```
-    /// use compaction_core::SummaryAnswer;
-    /// assert_eq!(SummaryAnswer::from_json(&compaction_core::json!("short")).unwrap().text, "short");
-    /// let err = SummaryAnswer::from_json(&compaction_core::json!({ "summary": "x" })).unwrap_err();
-    /// assert_eq!(err.message(), "the answer has no text");
-    /// ```
-    pub fn from_json(value: &Value) -> Result<SummaryAnswer, Error> {
+    /// saying what was expected; the JS API then reports it as
+    /// [`crate::Answer::Invalid`] (SUMMARIZER_FAILED with it as the cause).
+    pub(crate) fn from_json(value: &Value) -> Result<SummaryAnswer, Error> {
         let invalid = |message: String| Error::new(ErrorCode::InvalidAnswer, message);
         let map = match value {
             Value::String(text) => {
@@ -401,6 +394,20 @@ mod tests {
     use super::*;
     use crate::engine::gap::Gap;
     use crate::ledger::{LEDGER_HEADING, LedgerOptions};
+
+    /// A string is the text; an object without one says so (this was the
+    /// doctest of `from_json` while it was public).
+    #[test]
+    fn an_answer_is_a_string_or_an_object_with_text() {
+        assert_eq!(
+            SummaryAnswer::from_json(&crate::json!("short"))
+                .unwrap()
+                .text,
+            "short"
+        );
+        let err = SummaryAnswer::from_json(&crate::json!({ "summary": "x" })).unwrap_err();
+        assert_eq!(err.message(), "the answer has no text");
+    }
 
     /// A run whose summary replaces 8 000 of 10 000 estimated tokens.
     fn basis() -> Basis {

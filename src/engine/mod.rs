@@ -23,8 +23,10 @@ pub mod saved_state;
 mod status;
 
 use alloc::borrow::Cow;
+use core::convert::Infallible;
+use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::json::{ToJson, Value};
+use crate::json::Value;
 
 use crate::content::Content;
 use crate::error::{Error, ErrorCode};
@@ -44,37 +46,77 @@ use fit::{FitInput, FitState, Plan};
 use judge::{Basis, SummaryAnswer, Verdict, judge};
 use outcome::{CompactionOutcome, Method, NoopReason, Run, SummarizerCause, Trigger};
 
-/// Identifies one summary request, so that a late or repeated answer is
-/// caught instead of applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RequestId(pub u64);
+/// The acknowledgement of one summary request: handed out with the request,
+/// consumed by the call that reports its answer. It is neither `Copy` nor
+/// `Clone` and only the engine makes one, so an answer cannot be reported
+/// twice, and an id from another chat (or from before a restore) is
+/// caught as `STALE_REQUEST` instead of applied.
+///
+/// An answer is reported once: the id is moved into the call.
+///
+/// ```compile_fail,E0382
+/// # use compaction_core::{Compactor, RequestId, SummaryAnswer};
+/// fn twice(chat: &mut Compactor, id: RequestId, answer: SummaryAnswer) {
+///     let _ = chat.handle_answer(id, answer.clone());
+///     let _ = chat.handle_answer(id, answer); // used after the move
+/// }
+/// ```
+///
+/// Nor is it copied or made up:
+///
+/// ```compile_fail,E0277
+/// # use compaction_core::RequestId;
+/// fn copyable<T: Clone>() {}
+/// copyable::<RequestId>(); // neither Clone nor Copy
+/// ```
+///
+/// ```compile_fail,E0451
+/// # use compaction_core::RequestId;
+/// let forged = RequestId { chat: 1, number: 1 }; // private fields
+/// ```
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RequestId {
+    /// The tag of the chat that handed it out.
+    chat: u32,
+    /// The number the JS API passes (`id`), from the chat's count.
+    number: u64,
+}
 
-/// Written as the number.
-impl ToJson for RequestId {
-    fn write_json(&self, out: &mut String) {
-        self.0.write_json(out);
+impl RequestId {
+    /// The request's number: what the JS API calls its `id`, counted per
+    /// chat from 1 (and on from a restored state's `nextRequestId`).
+    pub fn number(&self) -> u64 {
+        self.number
     }
 }
 
-/// What the host must do before sending the user's message.
+/// What the host must do before sending the pending messages (or, after
+/// [`Compactor::poll_manual`], instead of compacting by hand). Each variant
+/// says what comes next; matches need a wildcard arm, since later versions
+/// may add variants.
 #[must_use = "the host must either send the message or run the summary request"]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
+#[non_exhaustive]
 pub enum SendDecision {
-    /// Send the message now; nothing is compacted (status NOOP).
+    /// Send the message now; nothing is compacted (status NOOP; see
+    /// [`Compactor::noop_outcome`] for the outcome in the same shape as
+    /// every other).
     Proceed {
-        /// The estimated prompt size, the new message included.
+        /// The estimated prompt size, the pending messages included.
         estimate: u64,
         /// The tier of `estimate` (for the tips and the indicator).
         tier: Tier,
         /// Why nothing is compacted.
         reason: NoopReason,
     },
-    /// Run `request` through the summarizing model, then report the result
-    /// with exactly one of [`Compactor::handle_summary`] (or
-    /// [`Compactor::handle_summary_json`]), [`Compactor::handle_summary_failure`]
-    /// or [`Compactor::handle_abort`], passing `id`. Until then every poll
-    /// fails with `BUSY`. Send the user's message after that, on the new
-    /// history if the outcome is COMPRESSED.
+    /// Run `request` through the summarizing model, then report what came
+    /// of it with [`Compactor::handle_answer`], passing `id` (which it
+    /// consumes): the model's answer, an answer that could not be read, the
+    /// summarizer's failure or an abort. A run may take several calls: when
+    /// that hands out [`Next::Summarize`], run that request and report it
+    /// the same way, until [`Next::Done`]. Until then every poll fails with
+    /// `BUSY`. Send the message after that, on the new history if the
+    /// outcome is COMPRESSED ([`CompactionOutcome::apply_to`]).
     Summarize {
         /// Pass it back with the answer.
         id: RequestId,
@@ -95,15 +137,21 @@ pub enum SendDecision {
     /// (`clearToolOutputs`, or slimming alone): apply the COMPRESSED
     /// outcome (`method: Cleared`) to the history, then send.
     Cleared(CompactionOutcome),
+    /// The history was not supplied ([`HistoryRef::Absent`]) and the check
+    /// must read it (no usage yet, or a compaction is due): poll again with
+    /// it. Nothing changed.
+    NeedHistory,
 }
 
-/// What comes after an answer ([`Compactor::handle_answer`]): another
-/// summary request of the same run, or the run's outcome.
+/// What comes after [`Compactor::handle_answer`]: another summary request
+/// of the same run, or the run's outcome. `C` is the type of the host's own
+/// error a failed summarizer's outcome carries ([`Answer::Failed`]).
 #[must_use = "a summarize step must be answered"]
-#[derive(Clone, Debug, PartialEq)]
-pub enum Next {
+#[derive(Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Next<C = Infallible> {
     /// Run `request` (the next chunk, carrying the summary so far), then
-    /// report it with `id` as before.
+    /// report it with [`Compactor::handle_answer`] and `id` as before.
     Summarize {
         /// Pass it back with the answer.
         id: RequestId,
@@ -111,7 +159,96 @@ pub enum Next {
         request: SummaryRequest,
     },
     /// The run is over.
-    Done(CompactionOutcome),
+    Done(CompactionOutcome<C>),
+}
+
+/// What came of a summary request, for [`Compactor::handle_answer`]. `C` is
+/// the type of the host's own error ([`Answer::Failed`]); a
+/// [`SummaryAnswer`] converts into an `Answer` (`C` = `Infallible`).
+#[derive(Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Answer<C = Infallible> {
+    /// The model's answer: its text, and its finish reason and usage when
+    /// the provider gave them.
+    Summary(SummaryAnswer),
+    /// The model answered, but the answer could not be read (an
+    /// `INVALID_ANSWER` error, e.g. from a malformed JSON answer): the run
+    /// ends SUMMARIZER_FAILED with it as the cause.
+    Invalid(Error),
+    /// The host's summarizer failed (it threw, rejected or timed out): the
+    /// run ends SUMMARIZER_FAILED carrying `message` and the host's `cause`.
+    Failed {
+        /// What went wrong, in words.
+        message: String,
+        /// The host's own error value.
+        cause: C,
+    },
+    /// The host cancelled the request: the run ends ABORTED; not a failure.
+    Aborted,
+}
+
+impl From<SummaryAnswer> for Answer {
+    fn from(answer: SummaryAnswer) -> Answer {
+        Answer::Summary(answer)
+    }
+}
+
+/// The history a check reads, lent by the host for the call: the engine
+/// keeps none of it. `&Vec<Content>`, `&[Content]` and `&History` convert
+/// into it.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum HistoryRef<'a> {
+    /// Messages in the core's own shape (Gemini's): which are pinned, tool
+    /// results or calls is read from their parts.
+    Contents(&'a [Content]),
+    /// A history read from any format ([`crate::Format::read`]): its facts
+    /// say which messages are pinned (kept first and verbatim, never
+    /// summarized, counted in the estimate), which are tool results, and
+    /// which calls each makes and answers, so that a kept tail never starts
+    /// with a result whose call was summarized.
+    Read(&'a History),
+    /// Not supplied (yet): a check that must read it answers
+    /// [`SendDecision::NeedHistory`]. For a host whose history must be
+    /// converted first: with a usage anchor, an ordinary turn reads only the
+    /// pending messages ([`Compactor::needs_history`]).
+    Absent,
+}
+
+impl<'a> HistoryRef<'a> {
+    /// The messages and, when the host gave them, their facts; `Absent`
+    /// lends none.
+    fn parts(self) -> (&'a [Content], Option<&'a [MessageFacts]>) {
+        match self {
+            HistoryRef::Contents(contents) => (contents, None),
+            HistoryRef::Read(history) => (&history.contents, Some(&history.facts)),
+            HistoryRef::Absent => (&[], None),
+        }
+    }
+}
+
+impl<'a> From<&'a [Content]> for HistoryRef<'a> {
+    fn from(contents: &'a [Content]) -> HistoryRef<'a> {
+        HistoryRef::Contents(contents)
+    }
+}
+
+impl<'a> From<&'a Vec<Content>> for HistoryRef<'a> {
+    fn from(contents: &'a Vec<Content>) -> HistoryRef<'a> {
+        HistoryRef::Contents(contents)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [Content; N]> for HistoryRef<'a> {
+    fn from(contents: &'a [Content; N]) -> HistoryRef<'a> {
+        HistoryRef::Contents(contents)
+    }
+}
+
+impl<'a> From<&'a History> for HistoryRef<'a> {
+    fn from(history: &'a History) -> HistoryRef<'a> {
+        HistoryRef::Read(history)
+    }
 }
 
 /// The compaction state of one chat. Sans-IO: it never calls a model, never
@@ -128,45 +265,64 @@ pub enum Next {
 ///
 /// # Call order
 ///
+/// One entry point per kind of input: `poll_*` for what the engine asks of
+/// the host, `handle_*` for what the host reports.
+///
 /// 1. [`Compactor::new`] (or [`Compactor::restore`] after a reload).
-/// 2. Before sending each user message, [`Compactor::poll_before_send`]
-///    (or, for a history read from another format with
-///    [`crate::Format::read`], [`Compactor::poll_before_send_history`]):
-///    * [`SendDecision::Proceed`]: send the message.
+/// 2. Before each model call, [`Compactor::poll_before_send`] with the
+///    history ([`HistoryRef`]: Gemini contents, a history read from another
+///    format with [`crate::Format::read`], or [`HistoryRef::Absent`]) and the
+///    pending messages (the user's message as a 1-slice, or a step's tool
+///    results):
+///    * [`SendDecision::Proceed`]: send the messages.
 ///    * [`SendDecision::Cleared`]: apply the outcome, then send.
+///    * [`SendDecision::NeedHistory`]: poll again with the history.
 ///    * [`SendDecision::Summarize`]: run the request through the model,
-///      then call **exactly one** of [`Compactor::handle_answer`] (which may
-///      hand out the next request of the same run: run it and report it the
-///      same way), [`Compactor::handle_summary`] (single-request runs),
-///      [`Compactor::handle_summary_failure`], [`Compactor::handle_abort`]
-///      with its id. While it is in flight every poll fails with `BUSY`.
-///      Then apply the outcome to the history
-///      ([`CompactionOutcome::apply_to`]; a no-op unless COMPRESSED), and
-///      send the message.
+///      then report what came of it with [`Compactor::handle_answer`] and
+///      its id, which the call consumes ([`Answer`]: the summary, an answer
+///      that could not be read, the summarizer's failure, an abort). A run
+///      whose part to summarize exceeds one request takes several calls:
+///      while that hands out [`Next::Summarize`], run the next request and
+///      report it the same way; [`Next::Done`] ends the run. While a request
+///      is in flight every poll fails with `BUSY`. Then apply the outcome
+///      to the history ([`CompactionOutcome::apply_to`]; a no-op unless
+///      COMPRESSED), and send.
 /// 3. After each model response, [`Compactor::handle_usage`] with the
-///    response's usage, so the next check starts from the provider's count.
+///    response's usage, so the next check starts from the provider's count
+///    (and reads only the pending messages: [`Compactor::needs_history`]).
 /// 4. For `/compact`, [`Compactor::poll_manual`], then as in 2.
 /// 5. Whenever it suits, [`Compactor::save`]; the JSON restores with
 ///    [`Compactor::restore_json`].
 ///
+/// A resumed chat whose history is larger than the window: the run takes
+/// several calls, then an ordinary turn reads only the new message.
+///
 /// ```
-/// use compaction_core::{Compactor, CompactorConfig, Content, Next, SendDecision, SummaryAnswer};
+/// use compaction_core::{
+///     Compactor, CompactorConfig, Content, HistoryRef, Next, SendDecision, SummaryAnswer,
+/// };
 /// let mut chat = Compactor::new(CompactorConfig::new(32_000.0)).unwrap();
 /// let words = "All work and no play makes Jack a dull boy. ".repeat(140);
 /// let mut history: Vec<Content> = (0..40)
 ///     .map(|i| Content::text(if i % 2 == 0 { "user" } else { "model" }, words.clone()))
 ///     .collect();
+/// let message = Content::text("user", "go on");
 /// // No usage yet (a resumed chat): the whole history is estimated.
-/// match chat.poll_before_send(&history, &Content::text("user", "go on")).unwrap() {
+/// match chat.poll_before_send(&history, std::slice::from_ref(&message)).unwrap() {
 ///     SendDecision::Summarize { mut id, mut request, .. } => {
 ///         // What is summarized is larger than the window: it goes in several
 ///         // requests, each within the window with its (lowered) output cap.
 ///         let outcome = loop {
 ///             assert!(request.config.max_output_tokens < 20_000);
+///             // The host's model call. Its answer is reported as is (an
+///             // `Answer::Summary`); a failed call would be reported as
+///             // `Answer::Failed { message, cause }`, a cancelled one as
+///             // `Answer::Aborted`.
 ///             let answer = SummaryAnswer { text: "The user wants x.".into(), ..Default::default() };
 ///             match chat.handle_answer(id, answer).unwrap() {
 ///                 Next::Summarize { id: next, request: more } => (id, request) = (next, more),
 ///                 Next::Done(outcome) => break outcome,
+///                 other => unreachable!("{other:?}"),
 ///             }
 ///         };
 ///         assert_eq!(outcome.status().code(), 1);
@@ -175,6 +331,16 @@ pub enum Next {
 ///         assert_eq!(history.len() + replaced.len(), 40 + outcome.head().unwrap().len());
 ///     }
 ///     other => unreachable!("about 60 000 estimated tokens are past hard: {other:?}"),
+/// }
+/// // The message is sent on the new history; the response's usage anchors
+/// // the next check, which then needs no history on an ordinary turn.
+/// history.push(message);
+/// let _ = chat.handle_usage(&compaction_core::json!({ "totalTokenCount": 6_000 }));
+/// let next = [Content::text("user", "thanks")];
+/// assert!(!chat.needs_history(&next));
+/// match chat.poll_before_send(HistoryRef::Absent, &next).unwrap() {
+///     SendDecision::Proceed { estimate, .. } => assert!(estimate > 6_000),
+///     other => unreachable!("far below auto: {other:?}"),
 /// }
 /// ```
 // Not Clone on purpose: two copies of a chat with the same request in
@@ -187,13 +353,15 @@ pub struct Compactor {
     last_prompt_token_count: u64,
     consecutive_failures: u32,
     next_request_id: u64,
+    /// Tells this chat's request ids from every other chat's.
+    chat: u32,
     pending: Option<Pending>,
 }
 
 /// A summary request in flight: what the outcome reports and what judging
 /// its answer needs; indices and counts, no messages (the ledger holds
 /// paths and the user's words, cut to its budget).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Pending {
     id: RequestId,
     trigger: Trigger,
@@ -227,6 +395,7 @@ impl Compactor {
             last_prompt_token_count: 0,
             consecutive_failures: config.consecutive_failures,
             next_request_id: 1,
+            chat: next_chat(),
             pending: None,
         })
     }
@@ -257,16 +426,16 @@ impl Compactor {
     }
 
     /// The id of the request in flight, if any.
-    pub fn pending_request(&self) -> Option<RequestId> {
-        self.pending.as_ref().map(|p| p.id)
+    pub fn pending_request(&self) -> Option<&RequestId> {
+        self.pending.as_ref().map(|p| &p.id)
     }
 
     /// For the run in flight, the copies of host messages its COMPRESSED
     /// head will end with (slimmed tail messages, or the tail before a
     /// dropped trailing call) and the host index each was made from; empty
-    /// when none or no run is in flight. A host in another format makes the
-    /// same copies of its own messages while it still has the history.
-    pub fn pending_copies(&self) -> (&[Content], &[usize]) {
+    /// when none or no run is in flight. The JS API makes the same copies of
+    /// the host's own messages while it still has the history.
+    pub(crate) fn pending_copies(&self) -> (&[Content], &[usize]) {
         match &self.pending {
             Some(p) => (&p.fit.tail_copies, &p.fit.tail_sources),
             None => (&[], &[]),
@@ -342,10 +511,30 @@ impl Compactor {
     /// A fresh request id. Ids stay exact as JS numbers (a restore accepts
     /// up to 2^53 − 1).
     fn next_id(&mut self) -> RequestId {
-        let id = RequestId(self.next_request_id);
+        let id = self.request_id(self.next_request_id);
         self.next_request_id = add_counts(self.next_request_id, 1);
         id
     }
+
+    /// This chat's id for request `number`: for the layers that get the
+    /// number back from outside (the JS API's `id`) or must answer a request
+    /// whose id they gave away (the driver's abort on drop). An id for
+    /// another number is stale like any other.
+    pub(crate) fn request_id(&self, number: u64) -> RequestId {
+        RequestId {
+            chat: self.chat,
+            number,
+        }
+    }
+}
+
+/// A tag for a new chat (for [`Compactor::new`] and [`Compactor::restore`]),
+/// so that a request id is stale in every chat but the one that handed it
+/// out. Counted, not random: the library has no entropy source; after 2^32
+/// chats in one process the tags come round again.
+pub(crate) fn next_chat() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The ladder for a chat's window ([`CHAT_WINDOW`]: finite, ≥ 1).

@@ -63,6 +63,7 @@ pub struct Run {
 
 /// Why the summarizer produced nothing usable (SUMMARIZER_FAILED).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum SummarizerCause<C> {
     /// The host's summarizer failed (threw, rejected): what it said, and its
     /// own error value.
@@ -103,6 +104,7 @@ impl<C> SummarizerCause<C> {
 /// [`CompactionOutcome::with_cause_type`] widens it.
 #[must_use = "on COMPRESSED the host must replace its history (see `apply_to`)"]
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CompactionOutcome<C = Infallible> {
     /// NOOP: nothing was compacted, the summarizer was not called.
     Noop {

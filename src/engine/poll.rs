@@ -1,55 +1,31 @@
-//! The host asks before a send (`poll_before_send*`) or for a manual run
-//! (`poll_manual*`): the gate, the estimate, and the plan of the run.
+//! The host asks before a send ([`Compactor::poll_before_send`]) or for a
+//! manual run ([`Compactor::poll_manual`]): the gate, the estimate, and the plan of the run.
 
 use super::*;
 
 impl Compactor {
-    /// Decides, before `user_message` is sent, whether to compact (docs/spec.md §3):
-    /// at or past `hard` the failure count is reset and the run is forced;
-    /// otherwise an open breaker or a prompt below `auto` sends as is, and
-    /// at `auto` the history is compacted.
+    /// Decides, before the `pending` messages are sent, whether to compact
+    /// (docs/spec.md §3): at or past `hard` the failure count is reset and
+    /// the run is forced; otherwise an open breaker or a prompt below `auto`
+    /// sends as is, and at `auto` the history is compacted.
     ///
-    /// With a usage anchor this costs O(`user_message`); the history is only
-    /// read when there is no anchor yet, or when a compaction is prepared.
+    /// `pending` is everything the model call sends after what the last
+    /// usage covered, in order: the user's message (a 1-slice), or every
+    /// tool result of a step (with parallel calls OpenAI has one message per
+    /// result). Each is counted in the estimate and in the room the run
+    /// leaves; `history` is everything before them ([`HistoryRef`]: Gemini
+    /// contents, a history read from any format, or not supplied).
+    ///
+    /// With a usage anchor this costs O(`pending`); the history is only read
+    /// when there is no anchor yet, or when a compaction is prepared (with
+    /// [`HistoryRef::Absent`], that is [`SendDecision::NeedHistory`]).
     /// Fails with `BUSY` while a request is in flight.
-    pub fn poll_before_send(
+    pub fn poll_before_send<'h>(
         &mut self,
-        history: &[Content],
-        user_message: &Content,
-    ) -> Result<SendDecision, Error> {
-        self.poll_before_send_with(history, None, core::slice::from_ref(user_message))
-    }
-
-    /// [`Compactor::poll_before_send`] for a history read from any format
-    /// ([`crate::Format::read`]): its facts say which messages are pinned
-    /// (kept first and verbatim, never summarized, counted in the estimate),
-    /// which are tool results, and which calls each makes and answers, so
-    /// that a kept tail never starts with a result whose call was
-    /// summarized.
-    pub fn poll_before_send_history(
-        &mut self,
-        history: &History,
-        user_message: &Content,
-    ) -> Result<SendDecision, Error> {
-        self.poll_before_send_with(
-            &history.contents,
-            Some(&history.facts),
-            core::slice::from_ref(user_message),
-        )
-    }
-
-    /// [`Compactor::poll_before_send_history`] for a model call that sends
-    /// several messages after what the last usage covered: `pending` is
-    /// all of them (a user message, or every tool result of a step: with
-    /// parallel calls OpenAI has one message per result), in order. Each is
-    /// counted in the estimate and in the room the run leaves; the history
-    /// is everything before them.
-    pub fn poll_before_send_pending(
-        &mut self,
-        history: &History,
+        history: impl Into<HistoryRef<'h>>,
         pending: &[Content],
     ) -> Result<SendDecision, Error> {
-        self.poll_before_send_with(&history.contents, Some(&history.facts), pending)
+        self.poll_before_send_with(history.into(), pending)
     }
 
     /// The estimated prompt: the last usage and the pending messages, or,
@@ -78,12 +54,16 @@ impl Compactor {
 
     fn poll_before_send_with(
         &mut self,
-        history: &[Content],
-        facts: Option<&[MessageFacts]>,
-        user_message: &[Content],
+        history: HistoryRef<'_>,
+        pending: &[Content],
     ) -> Result<SendDecision, Error> {
         self.ensure_idle()?;
-        let estimate = self.estimate_prompt(history, user_message);
+        let absent = matches!(history, HistoryRef::Absent);
+        if absent && self.last_prompt_token_count == 0 {
+            return Ok(SendDecision::NeedHistory);
+        }
+        let (history, facts) = history.parts();
+        let estimate = self.estimate_prompt(history, pending);
         let tokens = estimate as f64;
         let tier = current_tier(tokens, &self.thresholds);
         let proceed = |reason| SendDecision::Proceed {
@@ -93,8 +73,9 @@ impl Compactor {
         };
         match self.gate(tokens) {
             Err(reason) => Ok(proceed(reason)),
+            Ok(_) if absent => Ok(SendDecision::NeedHistory),
             Ok(Trigger::Hard) => {
-                let pending = self.pending_tokens(user_message);
+                let pending = self.pending_tokens(pending);
                 let decision =
                     self.prepare(history, facts, estimate, tier, Trigger::Hard, None, pending);
                 // A forced run resets the breaker; a message no run can fit
@@ -111,7 +92,7 @@ impl Compactor {
                 Ok(decision)
             }
             Ok(trigger) => {
-                let pending = self.pending_tokens(user_message);
+                let pending = self.pending_tokens(pending);
                 Ok(self.prepare(history, facts, estimate, tier, trigger, None, pending))
             }
         }
@@ -133,15 +114,11 @@ impl Compactor {
     }
 
     /// Whether [`Compactor::poll_before_send`] will read the history for
-    /// `user_message`: without a usage anchor, or when the anchored estimate
-    /// calls for a compaction. A host whose history must be converted first
-    /// (the JS binding) skips that work on ordinary turns.
-    pub fn needs_history(&self, user_message: &Content) -> bool {
-        self.needs_history_pending(core::slice::from_ref(user_message))
-    }
-
-    /// [`Compactor::needs_history`] for several pending messages.
-    pub fn needs_history_pending(&self, pending: &[Content]) -> bool {
+    /// the `pending` messages: without a usage anchor, or when the anchored
+    /// estimate calls for a compaction. A host whose history must be
+    /// converted first (the JS binding) skips that work on ordinary turns,
+    /// passing [`HistoryRef::Absent`].
+    pub fn needs_history(&self, pending: &[Content]) -> bool {
         if self.last_prompt_token_count == 0 {
             return true;
         }
@@ -159,32 +136,26 @@ impl Compactor {
     /// Prepares a manual compaction (`/compact`): forced, whatever the size
     /// and the breaker. `focus`, the user's instructions, is appended to the
     /// prompt. Returns [`SendDecision::Proceed`] when there is nothing to
-    /// compress. Fails with `BUSY` while a request is in flight.
-    pub fn poll_manual(
+    /// compress, [`SendDecision::NeedHistory`] for [`HistoryRef::Absent`].
+    /// Fails with `BUSY` while a request is in flight.
+    pub fn poll_manual<'h>(
         &mut self,
-        history: &[Content],
+        history: impl Into<HistoryRef<'h>>,
         focus: Option<&str>,
     ) -> Result<SendDecision, Error> {
-        self.poll_manual_with(history, None, focus)
-    }
-
-    /// [`Compactor::poll_manual`] for a history read from any format (see
-    /// [`Compactor::poll_before_send_history`]).
-    pub fn poll_manual_history(
-        &mut self,
-        history: &History,
-        focus: Option<&str>,
-    ) -> Result<SendDecision, Error> {
-        self.poll_manual_with(&history.contents, Some(&history.facts), focus)
+        self.poll_manual_with(history.into(), focus)
     }
 
     fn poll_manual_with(
         &mut self,
-        history: &[Content],
-        facts: Option<&[MessageFacts]>,
+        history: HistoryRef<'_>,
         focus: Option<&str>,
     ) -> Result<SendDecision, Error> {
         self.ensure_idle()?;
+        if matches!(history, HistoryRef::Absent) {
+            return Ok(SendDecision::NeedHistory);
+        }
+        let (history, facts) = history.parts();
         let estimate = self.estimate_prompt(history, &[]);
         let tier = current_tier(estimate as f64, &self.thresholds);
         Ok(self.prepare(history, facts, estimate, tier, Trigger::Manual, focus, 0.0))
@@ -304,6 +275,7 @@ impl Compactor {
             Ledger::from_messages(&replaced, &options.ledger, self.window, &options.estimate)
         });
         let id = self.next_id();
+        let handed_out = self.request_id(id.number);
         let request = prepared.request;
         self.pending = Some(Pending {
             id,
@@ -328,7 +300,7 @@ impl Compactor {
             previous_summary,
         });
         SendDecision::Summarize {
-            id,
+            id: handed_out,
             request,
             forced: trigger.is_forced(),
             trigger,

@@ -133,6 +133,7 @@ impl Compactor {
             last_prompt_token_count: state.last_prompt_token_count,
             consecutive_failures: state.consecutive_failures,
             next_request_id: state.next_request_id.max(1),
+            chat: super::next_chat(),
             pending: None,
         })
     }

@@ -12,6 +12,7 @@ use crate::json::{ToJson, write_str};
 /// and serialized as the number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
+#[non_exhaustive]
 pub enum CompactionStatus {
     /// The history was compacted: use the outcome's new history.
     Compressed = 1,
@@ -115,6 +116,7 @@ impl ToJson for CompactionStatus {
 
 /// Why a compaction ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Trigger {
     /// The prompt reached `auto`.
     Auto,
@@ -149,6 +151,7 @@ impl Trigger {
 /// `MessageTooLarge` carries `overBy`, which the result object writes as a
 /// field of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NoopReason {
     /// The prompt is below `auto`.
     BelowAuto,
@@ -202,6 +205,7 @@ impl ToJson for NoopReason {
 
 /// How a COMPRESSED run made the history smaller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Method {
     /// By summary calls to the host's model (the spec's compaction).
     Summarized,

@@ -75,8 +75,9 @@ use crate::json::{ObjectWriter, ToJson, Value};
 
 use crate::content::Content;
 use crate::context_report::context_report as build_context_report;
+use crate::engine::judge::SummaryAnswer;
 use crate::engine::outcome::{CompactionOutcome, CompactionStatus};
-use crate::engine::{Compactor, Next, RequestId, SendDecision};
+use crate::engine::{Answer, Compactor, HistoryRef, Next, SendDecision};
 use crate::error::{Error, ErrorCode, show_number};
 use crate::estimate::{self, EstimateOptions, message_tokens};
 use crate::format::{Format, History};
@@ -399,7 +400,7 @@ impl Chats {
         envelope((|| {
             let chat = self.chat(handle)?;
             let pending = pending_messages(user_message, "userMessage", chat.options().format)?;
-            Ok(chat.needs_history_pending(&pending))
+            Ok(chat.needs_history(&pending))
         })())
     }
 
@@ -418,7 +419,7 @@ impl Chats {
             let chat = self.chat_mut(handle)?;
             let format = chat.options().format;
             let pending = pending_messages(user_message, "userMessage", format)?;
-            let needed = chat.needs_history_pending(&pending);
+            let needed = chat.needs_history(&pending);
             if history.is_empty() && needed {
                 return Ok(Step::NeedHistory);
             }
@@ -430,7 +431,12 @@ impl Chats {
             } else {
                 History::default()
             };
-            let decision = chat.poll_before_send_pending(&read, &pending)?;
+            let lent = if needed {
+                HistoryRef::Read(&read)
+            } else {
+                HistoryRef::Absent
+            };
+            let decision = chat.poll_before_send(lent, &pending)?;
             let history = if history.is_empty() { "[]" } else { history };
             self.step(handle, decision, history, &read)
         })())
@@ -443,7 +449,7 @@ impl Chats {
             let chat = self.chat_mut(handle)?;
             let read = messages(history, "history", chat.options().format)?;
             let focus = (!focus.is_empty()).then_some(focus);
-            let decision = chat.poll_manual_history(&read, focus)?;
+            let decision = chat.poll_manual(HistoryRef::Read(&read), focus)?;
             self.step(handle, decision, history, &read)
         })())
     }
@@ -489,6 +495,7 @@ impl Chats {
                 };
                 Ok(Step::Done(done_value(&outcome, format, copies)?))
             }
+            SendDecision::NeedHistory => Ok(Step::NeedHistory),
             SendDecision::Summarize { id, request, .. } => {
                 let (copies, sources) = chat.pending_copies();
                 if format != Format::Gemini && !copies.is_empty() {
@@ -501,14 +508,19 @@ impl Chats {
                         Err(error) => {
                             // The run cannot end well without them: it is
                             // dropped, and the chat is idle again.
-                            let _ = self.chat_mut(handle)?.handle_abort(id);
+                            let _ = self
+                                .chat_mut(handle)?
+                                .handle_answer(id, Answer::<()>::Aborted);
                             return Err(error);
                         }
                     }
                 } else {
                     self.copies.remove(handle);
                 }
-                Ok(Step::Summarize { id: id.0, request })
+                Ok(Step::Summarize {
+                    id: id.number(),
+                    request,
+                })
             }
         }
     }
@@ -520,21 +532,31 @@ impl Chats {
         Ok(Step::Done(done_value(outcome, format, copies)?))
     }
 
+    /// The step after an answer, a failure or an abort.
+    fn next(&mut self, handle: u32, next: Next<()>) -> Result<Step, Error> {
+        match next {
+            Next::Summarize { id, request } => Ok(Step::Summarize {
+                id: id.number(),
+                request,
+            }),
+            Next::Done(outcome) => self.done(handle, &outcome),
+        }
+    }
+
     /// The host's answer to request `id` (`{ text, finishReason?, usage? }`
     /// or a string, as JSON): the next [`Step`]. A malformed answer is a
     /// SUMMARIZER_FAILED result whose cause is `INVALID_ANSWER`.
     pub fn answer(&mut self, handle: u32, id: f64, answer: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let id = request_id(id)?;
-            let next = match read_answer(answer) {
-                Ok(value) => chat.handle_answer_json(id, &value)?,
-                Err(error) => Next::Done(chat.handle_invalid_answer(id, error)?),
+            let id = chat.request_id(request_number(id)?);
+            let answer = read_answer(answer).and_then(|value| SummaryAnswer::from_json(&value));
+            let answer = match answer {
+                Ok(answer) => Answer::Summary(answer),
+                Err(error) => Answer::Invalid(error),
             };
-            match next {
-                Next::Summarize { id, request } => Ok(Step::Summarize { id: id.0, request }),
-                Next::Done(outcome) => self.done(handle, &outcome),
-            }
+            let next = chat.handle_answer(id, answer)?;
+            self.next(handle, next)
         })())
     }
 
@@ -544,9 +566,13 @@ impl Chats {
     pub fn fail(&mut self, handle: u32, id: f64, message: &str) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let id = request_id(id)?;
-            let outcome = chat.handle_summary_failure(id, message, ())?;
-            self.done(handle, &outcome)
+            let id = chat.request_id(request_number(id)?);
+            let failed = Answer::Failed {
+                message: message.into(),
+                cause: (),
+            };
+            let next = chat.handle_answer(id, failed)?;
+            self.next(handle, next)
         })())
     }
 
@@ -554,9 +580,9 @@ impl Chats {
     pub fn abort(&mut self, handle: u32, id: f64) -> String {
         envelope((|| {
             let chat = self.chat_mut(handle)?;
-            let id = request_id(id)?;
-            let outcome = chat.handle_abort(id)?;
-            self.done(handle, &outcome)
+            let id = chat.request_id(request_number(id)?);
+            let next = chat.handle_answer(id, Answer::<()>::Aborted)?;
+            self.next(handle, next)
         })())
     }
 }
@@ -588,10 +614,10 @@ fn check_array(text: &str, name: &str) -> Result<(), Error> {
     ))
 }
 
-/// A request id from a JS number.
-fn request_id(id: f64) -> Result<RequestId, Error> {
+/// A request's number from a JS number.
+fn request_number(id: f64) -> Result<u64, Error> {
     if (COUNT.ok)(id) {
-        Ok(RequestId(id as u64))
+        Ok(id as u64)
     } else {
         Err(Error::new(
             ErrorCode::InvalidArgument,

@@ -201,10 +201,11 @@ pub fn run_to_end(
                 id: next_id,
                 request: next,
             } => {
-                assert!(chat.pending_request() == Some(next_id));
+                assert!(chat.pending_request() == Some(&next_id));
                 id = next_id;
                 request = next;
             }
+            other => panic!("a step this test does not know: {other:?}"),
         }
     }
 }
@@ -275,4 +276,20 @@ pub fn err(envelope: String) -> (String, String) {
 /// A chat created with `options` (JSON text) in `chats`, by its handle.
 pub fn create(chats: &mut compaction_core::json_api::Chats, options: &str) -> u32 {
     ok(chats.create(options))["handle"].as_u64().unwrap() as u32
+}
+
+/// The outcome of an answer that ends the run ([`compaction_core::Next::Done`]):
+/// `chat.handle_answer(id, answer).unwrap().done()`.
+pub trait Done<C> {
+    /// The outcome; panics (failing the test) on another request.
+    fn done(self) -> compaction_core::CompactionOutcome<C>;
+}
+
+impl<C> Done<C> for compaction_core::Next<C> {
+    fn done(self) -> compaction_core::CompactionOutcome<C> {
+        match self {
+            compaction_core::Next::Done(outcome) => outcome,
+            _ => panic!("expected the end of the run, got another summary request"),
+        }
+    }
 }
