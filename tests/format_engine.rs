@@ -596,6 +596,41 @@ fn slimmed_copies_come_back_in_the_host_format() {
         Format::read(format, Value::Array(new_history.clone()), "new history").unwrap();
         assert_every_result_has_its_call(format, &new_history, "slimmed copies");
         assert!(estimate(format, &new_history) < 64_000.0 * 0.8, "{format}");
+
+        // A Rust host driving the engine directly gets the same new history
+        // in its format from the core (CompactionOutcome::new_history_in).
+        let config = CompactorConfig::from_json(&options).unwrap().config;
+        let estimate_options = config.options.estimate;
+        let mut chat = Compactor::new(config).unwrap();
+        let read = format
+            .read(Value::Array(history.clone()), "history")
+            .unwrap();
+        let decision = chat
+            .poll_manual(compaction_core::HistoryRef::Read(&read), None)
+            .unwrap();
+        let SendDecision::Summarize { id, .. } = decision else {
+            panic!("{format}: {decision:?}")
+        };
+        let answer = || compaction_core::SummaryAnswer {
+            text: "## Task status\n- refactoring".into(),
+            finish_reason: Some("stop".into()),
+            usage: None,
+        };
+        let mut next = chat.handle_answer(id, answer()).unwrap();
+        let outcome = loop {
+            match next {
+                compaction_core::Next::Summarize { id, .. } => {
+                    next = chat.handle_answer(id, answer()).unwrap();
+                }
+                compaction_core::Next::Done(outcome) => break outcome,
+                other => panic!("{format}: {other:?}"),
+            }
+        };
+        let from_core = outcome
+            .new_history_in(format, &history, &read, &estimate_options)
+            .unwrap()
+            .unwrap();
+        assert_eq!(from_core, new_history, "{format}: the core's new history");
     }
 }
 

@@ -16,6 +16,7 @@ use crate::prelude::*;
 mod answer;
 mod fit;
 mod gap;
+pub(crate) mod head;
 pub mod judge;
 pub mod outcome;
 mod poll;

@@ -2,31 +2,11 @@
 //! the done result's data, and the host's own copies in its `head`.
 
 use super::*;
-
-/// A copy of the host's own message `original` (in `format`) matching the
-/// engine's `copy` of its content `source`: the message itself when the
-/// copy is unchanged, else the message with its long strings cut to the
-/// copy's estimated size ([`crate::slim::slim_json`]).
-fn host_copy(
-    format: Format,
-    original: &Value,
-    copy: &Content,
-    source: Option<&Content>,
-    options: &EstimateOptions,
-) -> Value {
-    if source == Some(copy) {
-        return original.clone();
-    }
-    crate::slim::slim_json(original, message_tokens(copy, options), |v| {
-        format
-            .read_message(v.clone(), "message")
-            .ok()
-            .map(|(c, _)| message_tokens(&c, options))
-    })
-}
+use crate::engine::head;
 
 /// The host's copies of `sources` (indices into the history text), made
-/// like the engine's `copies`, for a format other than Gemini.
+/// like the engine's `copies`, for a format other than Gemini
+/// ([`crate::engine::head`]).
 pub(super) fn host_copies(
     format: Format,
     history_text: &str,
@@ -42,28 +22,11 @@ pub(super) fn host_copies(
             "history must be an array of messages",
         ));
     };
-    let mut made = Vec::with_capacity(copies.len());
-    for (copy, &i) in copies.iter().zip(sources) {
-        let Some(original) = items.get(i) else {
-            return Err(Error::new(
-                ErrorCode::InvalidState,
-                format!("history[{i}] is gone: the history changed during the check"),
-            ));
-        };
-        made.push(host_copy(
-            format,
-            original,
-            copy,
-            history.contents.get(i),
-            options,
-        ));
-    }
-    Ok(made)
+    head::host_copies(format, &items, history, copies, sources, options)
 }
 
 /// A result as the JS layer gets it: the outcome, its `head` in the host's
-/// format (the library's own messages written with [`Format::write`], then
-/// the host's copies).
+/// format ([`crate::engine::head`]).
 pub(super) fn done_value<C>(
     outcome: &CompactionOutcome<C>,
     format: Format,
@@ -73,23 +36,9 @@ pub(super) fn done_value<C>(
     if format == Format::Gemini {
         return Ok(value);
     }
-    if let (Some(head), Value::Object(map)) = (outcome.head(), &mut value) {
-        let copied = outcome.copied_from().len().min(head.len());
-        let mut written = Vec::with_capacity(head.len());
-        for c in &head[..head.len() - copied] {
-            written.push(format.write(c)?);
-        }
-        match copies {
-            Some(copies) if copies.len() == copied => written.extend(copies),
-            _ if copied == 0 => {}
-            _ => {
-                return Err(Error::new(
-                    ErrorCode::InvalidState,
-                    "the copies of the kept messages were lost for this run",
-                ));
-            }
-        }
-        map.insert("head".into(), Value::Array(written));
+    if let (Some(head), Value::Object(map)) = (head::assemble(outcome, format, copies)?, &mut value)
+    {
+        map.insert("head".into(), Value::Array(head));
     }
     Ok(value)
 }
