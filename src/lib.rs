@@ -67,7 +67,9 @@
 //! [`engine::judge`], and the outcome carries the
 //! new history's head and where the kept tail starts, which the host splices
 //! onto its own history ([`CompactionOutcome::apply_to`]), so messages
-//! appended meanwhile are kept.
+//! appended meanwhile are kept; a host whose history is in another
+//! [`Format`] gets the head in it ([`CompactionOutcome::head_in`],
+//! [`CompactionOutcome::new_history_in`]).
 //!
 //! Two layers drive the engine for hosts: [`driver`] runs it with an async
 //! Rust summarizer whose own error comes back on the outcome, and
