@@ -219,61 +219,21 @@ impl Compactor {
                 history_tokens,
                 new_tokens,
             } => {
-                self.consecutive_failures = 0;
-                self.last_prompt_token_count = new_tokens;
-                return SendDecision::Cleared(CompactionOutcome::Compressed {
-                    run: Run {
-                        trigger,
-                        estimate,
-                        tier,
-                        kept_from,
-                        original_token_count: history_tokens,
-                        consecutive_failures: 0,
-                        summary_calls: 0,
-                        method: Method::Cleared,
-                    },
-                    head,
-                    pinned,
-                    copied_from,
-                    summary: String::new(),
-                    new_token_count: new_tokens,
-                    new_token_count_estimated: true,
-                    // No summary to check: nothing was summarized.
-                    summary_check: None,
-                    cause: None,
-                });
+                let run = Run {
+                    trigger,
+                    estimate,
+                    tier,
+                    kept_from,
+                    original_token_count: history_tokens,
+                    consecutive_failures: 0,
+                    summary_calls: 0,
+                    method: Method::Cleared,
+                };
+                return self.cleared(run, head, pinned, copied_from, new_tokens);
             }
             Plan::Summarize(prepared) => *prepared,
         };
-        // From the replaced part as the host gave it: an earlier summary
-        // there carries its ledger into this one.
-        // The ledger fallback's record carries the summary the replaced part
-        // starts with.
-        let previous_summary = if options.fit.fallback_ledger {
-            history[..prepared.kept_from.min(history.len())]
-                .iter()
-                .find(|m| is_summary_message(m))
-                .and_then(summary_text)
-        } else {
-            None
-        };
-        let ledger = options.ledger.enabled.then(|| {
-            let before = &history[..prepared.kept_from.min(history.len())];
-            let replaced: Cow<'_, [Content]> = if facts.iter().take(before.len()).any(|f| f.pinned)
-            {
-                Cow::Owned(
-                    before
-                        .iter()
-                        .zip(facts)
-                        .filter(|(_, f)| !f.pinned)
-                        .map(|(m, _)| m.clone())
-                        .collect(),
-                )
-            } else {
-                Cow::Borrowed(before)
-            };
-            Ledger::from_messages(&replaced, &options.ledger, self.window, &options.estimate)
-        });
+        let (previous_summary, ledger) = self.replaced_record(history, facts, prepared.kept_from);
         let id = self.next_id();
         let handed_out = self.request_id(id.number);
         let request = prepared.request;
@@ -308,5 +268,69 @@ impl Compactor {
             tier,
             kept_from: prepared.kept_from,
         }
+    }
+
+    /// A run that only cleared old tool outputs: COMPRESSED with no summary
+    /// (nothing was summarized, so nothing to check), the failures reset.
+    fn cleared(
+        &mut self,
+        run: Run,
+        head: Vec<Content>,
+        pinned: Vec<usize>,
+        copied_from: Vec<usize>,
+        new_tokens: u64,
+    ) -> SendDecision {
+        self.consecutive_failures = 0;
+        self.last_prompt_token_count = new_tokens;
+        SendDecision::Cleared(CompactionOutcome::Compressed {
+            run,
+            head,
+            pinned,
+            copied_from,
+            summary: String::new(),
+            new_token_count: new_tokens,
+            new_token_count_estimated: true,
+            summary_check: None,
+            cause: None,
+        })
+    }
+
+    /// What a run keeps of the part it replaces, `history[..kept_from]` as
+    /// the host gave it: the summary it starts with (the ledger fallback's
+    /// record carries it on) and the ledger of its messages, pinned ones
+    /// left out.
+    fn replaced_record(
+        &self,
+        history: &[Content],
+        facts: &[MessageFacts],
+        kept_from: usize,
+    ) -> (Option<String>, Option<Ledger>) {
+        let options = &self.options;
+        let before = &history[..kept_from.min(history.len())];
+        let previous_summary = if options.fit.fallback_ledger {
+            before
+                .iter()
+                .find(|m| is_summary_message(m))
+                .and_then(summary_text)
+        } else {
+            None
+        };
+        let ledger = options.ledger.enabled.then(|| {
+            let replaced: Cow<'_, [Content]> = if facts.iter().take(before.len()).any(|f| f.pinned)
+            {
+                Cow::Owned(
+                    before
+                        .iter()
+                        .zip(facts)
+                        .filter(|(_, f)| !f.pinned)
+                        .map(|(m, _)| m.clone())
+                        .collect(),
+                )
+            } else {
+                Cow::Borrowed(before)
+            };
+            Ledger::from_messages(&replaced, &options.ledger, self.window, &options.estimate)
+        });
+        (previous_summary, ledger)
     }
 }
