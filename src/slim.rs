@@ -53,13 +53,13 @@ pub fn cleared_marker(chars: usize) -> String {
 /// documents are kept (they are counted at `imageTokenEstimate` each).
 ///
 /// ```
-/// use compaction_core::{Content, EstimateOptions};
+/// use compaction_core::{Content, EstimateOptions, ToJson};
 /// use compaction_core::slim::slim_message;
 /// let options = EstimateOptions::default();
 /// let message = Content::text("user", "x".repeat(400_000));
 /// let slim = slim_message(&message, 1_000.0, &options);
 /// assert!(compaction_core::message_tokens(&slim, &options) <= 1_000.0);
-/// let text = compaction_core::json::to_string(&slim);
+/// let text = slim.to_json_string();
 /// assert!(text.contains("characters removed by compaction"));
 /// ```
 pub fn slim_message(message: &Content, budget_tokens: f64, options: &EstimateOptions) -> Content {
