@@ -236,21 +236,28 @@ impl Strings {
 }
 
 /// `s` (of `n` characters) cut to its first `keep / 2` characters and its
-/// last `keep - keep / 2`, at exactly those counts (a cut may fall inside a
-/// line or a word), with the marker on a line of its own between them.
+/// last `keep - keep / 2`, the marker on a line of its own between them.
 fn cut(s: &str, n: usize, keep: usize) -> String {
-    let head_chars = keep / 2;
-    let tail_chars = keep - head_chars;
-    let head_end = s.char_indices().nth(head_chars).map_or(s.len(), |(i, _)| i);
-    let tail_start = s
-        .char_indices()
-        .nth(n.saturating_sub(tail_chars))
-        .map_or(s.len(), |(i, _)| i);
-    let removed = n.saturating_sub(keep);
+    cut_middle(s, n, keep / 2, keep - keep / 2, '\n')
+}
+
+/// The library's one cutter, for slimming and the ledger alike: `s` (of `n`
+/// characters) cut to its first `head` characters and its last `tail`, at
+/// exactly those counts (a cut may fall inside a line or a word), with
+/// [`removed_marker`] between them, set off by `sep` on both sides (a
+/// newline puts it on a line of its own; a space keeps a one-line quote on
+/// one line). The marker counts exactly the characters that are gone.
+pub(crate) fn cut_middle(s: &str, n: usize, head: usize, tail: usize, sep: char) -> String {
+    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
+    // The end is found from the end: a short tail costs its own length only.
+    let tail_start = match tail.checked_sub(1) {
+        None => s.len(),
+        Some(last) => s.char_indices().nth_back(last).map_or(0, |(i, _)| i),
+    };
     format!(
-        "{}\n{}\n{}",
+        "{}{sep}{}{sep}{}",
         s.get(..head_end).unwrap_or_default(),
-        removed_marker(removed),
+        removed_marker(n.saturating_sub(head + tail)),
         s.get(tail_start.max(head_end)..).unwrap_or_default()
     )
 }

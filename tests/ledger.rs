@@ -548,7 +548,7 @@ fn huge_user_messages_are_cut_and_do_not_inflate() {
             .sum();
         assert!(words_tokens <= budget, "{words_tokens} > {budget}");
         assert!(ledger.user_words[0].starts_with("Paste 5:"));
-        assert!(ledger.user_words[0].contains(" characters cut by compaction …]"));
+        assert!(ledger.user_words[0].contains(" characters removed by compaction …]"));
         // Each paste takes at most a quarter of the budget.
         for w in &ledger.user_words {
             assert!(estimate_text_tokens(w, &estimate) as f64 <= budget / 4.0);
@@ -568,9 +568,11 @@ fn the_cut_marker_says_how_much_was_cut() {
     let ledger = build(&[user(&text)]);
     let kept = &ledger.user_words[0];
     let marker_start = kept.find("[… ").unwrap();
+    // The number is written as slimming's marker writes it, digits grouped.
     let digits: String = kept[marker_start + "[… ".len()..]
         .chars()
-        .take_while(char::is_ascii_digit)
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
         .collect();
     let cut: usize = digits.parse().unwrap();
     let kept_x = kept.chars().filter(|&c| c == 'x').count();

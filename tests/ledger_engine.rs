@@ -546,7 +546,7 @@ fn the_words_budget_is_respected_and_huge_user_messages_do_not_inflate() {
         assert!(
             words
                 .iter()
-                .all(|w| w.contains("characters cut by compaction"))
+                .all(|w| w.contains("characters removed by compaction"))
         );
     }
     // A manual compaction whose summary is nearly as large as what it
