@@ -957,6 +957,42 @@ fn the_reference_status_names_are_aliases_with_the_same_numbers() {
 }
 
 #[test]
+fn the_js_layer_is_generated_from_one_answer_of_the_cores_lists() {
+    // scripts/build writes STATUSES, STATUS_ALIASES and STEPS from lists().
+    let lists = ok(json_api::lists());
+    assert_eq!(lists["statuses"], ok(json_api::statuses()));
+    assert_eq!(lists["statusAliases"], ok(json_api::status_aliases()));
+    assert_eq!(lists["errorCodes"], ok(json_api::error_codes()));
+    let steps = &lists["steps"];
+    assert_eq!(
+        *steps,
+        json!({ "SUMMARIZE": "summarize", "DONE": "done", "NEED_HISTORY": "needHistory" })
+    );
+    // Every step the core answers is an object with one key, one of STEPS.
+    let mut chats = Chats::new();
+    let created = ok(chats.create(r#"{"window":200000}"#));
+    let handle = created["handle"].as_u64().unwrap() as u32;
+    let user = r#"{"role":"user","parts":[{"text":"hi"}]}"#;
+    let key = |step: &Value| -> String {
+        let object = step.as_object().unwrap();
+        assert_eq!(object.len(), 1, "{step}");
+        object.keys().next().unwrap().clone()
+    };
+    let need = ok(chats.before_send(handle, "", user));
+    assert_eq!(key(&need), steps["NEED_HISTORY"]);
+    assert_eq!(need[steps["NEED_HISTORY"].as_str().unwrap()], true);
+    let done = ok(chats.before_send(handle, &format!("[{user}]"), user));
+    assert_eq!(key(&done), steps["DONE"]);
+    let message = |i: usize| {
+        let role = if i.is_multiple_of(2) { "user" } else { "model" };
+        json!({ "role": role, "parts": [{ "text": "word ".repeat(2_000) }] })
+    };
+    let history: Vec<Value> = (0..60).map(message).collect();
+    let summarize = ok(chats.compact(handle, &history.to_json_string(), ""));
+    assert_eq!(key(&summarize), steps["SUMMARIZE"]);
+}
+
+#[test]
 fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
     for format in [
         Format::OpenAi,
