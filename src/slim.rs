@@ -236,28 +236,37 @@ impl Strings {
 }
 
 /// `s` (of `n` characters) cut to its first `keep / 2` characters and its
-/// last `keep - keep / 2`, the marker on a line of its own between them.
+/// last `keep - keep / 2`, at exactly those counts (a cut may fall inside a
+/// line or a word), the marker on a line of its own between them.
 fn cut(s: &str, n: usize, keep: usize) -> String {
-    cut_middle(s, n, keep / 2, keep - keep / 2, '\n')
-}
-
-/// The library's one cutter, for slimming and the ledger alike: `s` (of `n`
-/// characters) cut to its first `head` characters and its last `tail`, at
-/// exactly those counts (a cut may fall inside a line or a word), with
-/// [`removed_marker`] between them, set off by `sep` on both sides (a
-/// newline puts it on a line of its own; a space keeps a one-line quote on
-/// one line). The marker counts exactly the characters that are gone.
-pub(crate) fn cut_middle(s: &str, n: usize, head: usize, tail: usize, sep: char) -> String {
-    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
+    let head_end = s.char_indices().nth(keep / 2).map_or(s.len(), |(i, _)| i);
     // The end is found from the end: a short tail costs its own length only.
-    let tail_start = match tail.checked_sub(1) {
+    let tail_start = match (keep - keep / 2).checked_sub(1) {
         None => s.len(),
         Some(last) => s.char_indices().nth_back(last).map_or(0, |(i, _)| i),
     };
+    cut_middle(s, head_end, tail_start, n.saturating_sub(keep), '\n')
+}
+
+/// The library's one cutter, for slimming and the ledger alike: `s` with
+/// its middle, the bytes `head_end..tail_start` (char boundaries), replaced
+/// by [`removed_marker`] saying `removed` characters are gone, set off by
+/// `sep` on both sides (a newline puts it on a line of its own; a space
+/// keeps a one-line quote on one line). Where to cut is the caller's, and
+/// so is the count, which it knows without walking the middle again:
+/// slimming keeps as many characters of the head as of the end, the ledger
+/// twice as much beginning as end.
+pub(crate) fn cut_middle(
+    s: &str,
+    head_end: usize,
+    tail_start: usize,
+    removed: usize,
+    sep: char,
+) -> String {
     format!(
         "{}{sep}{}{sep}{}",
         s.get(..head_end).unwrap_or_default(),
-        removed_marker(n.saturating_sub(head + tail)),
+        removed_marker(removed),
         s.get(tail_start.max(head_end)..).unwrap_or_default()
     )
 }

@@ -479,23 +479,50 @@ fn fit_text(text: &str, limit: f64, estimate: &EstimateOptions) -> Option<String
     if limit < 1.0 {
         return None;
     }
-    let n = text.chars().count();
-    let cut = |kept: usize| cut_middle(text, n, kept * 2 / 3, kept - kept * 2 / 3, ' ');
-    // Binary search on the characters kept, each candidate measured as it
-    // would be returned.
-    let (mut lo, mut hi) = (0usize, n);
-    let mut best = None;
+    let bounds = |kept: usize| -> (usize, usize) {
+        let head = floor_boundary(text, kept * 2 / 3);
+        let tail = ceil_boundary(text, text.len() - (kept - kept * 2 / 3)).max(head);
+        (head, tail)
+    };
+    // Binary search on the bytes kept. While it searches, the marker counts
+    // the bytes cut, which has at least as many digits as the characters
+    // cut, so the text returned is never longer than the one measured.
+    let probe = |kept: usize| {
+        let (head, tail) = bounds(kept);
+        tokens(&cut_middle(text, head, tail, tail - head, ' ')) <= limit
+    };
+    let (mut lo, mut hi) = (0usize, text.len());
+    let mut found = false;
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
-        let candidate = cut(mid);
-        if tokens(&candidate) <= limit {
-            lo = mid;
-            best = Some(candidate);
+        if probe(mid) {
+            (lo, found) = (mid, true);
         } else {
             hi = mid - 1;
         }
     }
-    best.or_else(|| Some(cut(0)).filter(|shortest| tokens(shortest) <= limit))
+    if !found && !probe(0) {
+        return None;
+    }
+    let (head, tail) = bounds(lo);
+    let cut = text.get(head..tail).unwrap_or_default().chars().count();
+    Some(cut_middle(text, head, tail, cut, ' '))
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 /// The files and words of every ledger block in `text` (a summary
