@@ -15,7 +15,7 @@
 
 use compaction_core::calibrated::{FEATURE_NAMES, TokenizerFamily, scan};
 use compaction_core::json;
-use compaction_core::json::{Map, Value};
+use compaction_core::{Map, Value};
 
 fn main() {
     if let Err(e) = run() {
@@ -53,7 +53,8 @@ fn corpus_counts(path: &str) -> Result<Vec<Value>, String> {
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, line)| {
-            let v: Value = compaction_core::json::from_str(line)
+            let v: Value = line
+                .parse::<Value>()
                 .map_err(|e| format!("{path}:{}: {e}", i + 1))?;
             let sample = v
                 .get("text")

@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use compaction_core::json::Value;
+use compaction_core::Value;
 use compaction_core::summary_request::request_tokens;
 use compaction_core::{
     Compactor, CompactorConfig, Content, Next, SendDecision, SummaryAnswer,
@@ -65,7 +65,7 @@ fn sessions(path: &str) -> Result<Vec<Vec<Content>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     text.lines()
         .map(|line| {
-            let row: Value = compaction_core::json::from_str(line).map_err(|e| e.to_string())?;
+            let row: Value = line.parse::<Value>().map_err(|e| e.to_string())?;
             Content::list_from_value(row["history"].clone(), "history").map_err(|e| e.to_string())
         })
         .collect()

@@ -14,8 +14,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use compaction_core::TextEstimator;
+use compaction_core::Value;
 use compaction_core::calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
-use compaction_core::json::Value;
 
 fn main() {
     if let Err(e) = run() {
@@ -38,8 +38,7 @@ fn run() -> Result<(), String> {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let v: Value =
-                compaction_core::json::from_str(l).map_err(|e| format!("{path}: {e}"))?;
+            let v: Value = l.parse::<Value>().map_err(|e| format!("{path}: {e}"))?;
             v.get("text")
                 .and_then(Value::as_str)
                 .map(str::to_string)

@@ -100,7 +100,7 @@ impl core::error::Error for Error {}
 /// A number as JavaScript prints it (`12`, `0.5`, `NaN`, `Infinity`).
 ///
 /// Written by hand rather than with `{f64}` formatting, which would pull
-/// core's float printer (tens of KB) into the wasm module.
+/// core's float printer into the wasm module.
 pub fn show_number(value: f64) -> String {
     crate::json::number_to_string(value)
 }

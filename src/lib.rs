@@ -38,18 +38,23 @@
 //!   output limits.
 //! * [`driver`]: an async driver over a host [`Summarizer`], which never
 //!   holds the compactor borrowed across an `.await`.
-//! * [`mod@json`]: JSON values ([`json::Value`], objects in key order), read
-//!   and written as `JSON.parse` and `JSON.stringify` do, numbers exactly;
-//!   the [`json!`] macro builds them.
-//! * [`str_map`]: the lookup tables' map (strings to values, in insertion
-//!   order), every map indexed by the same one B-tree type.
+//! * [`Value`]: a JSON value (objects in key order, a [`Map`]), read
+//!   ([`str::parse`]) and written ([`Value`]'s `Display`) as `JSON.parse`
+//!   and `JSON.stringify` do, numbers exactly; the [`json!`] macro builds
+//!   one and [`ToJson`] writes the library's types as one. With the
+//!   optional `serde` feature, `Value` converts to and from
+//!   `serde_json::Value`.
 //! * [`json_api`]: every operation of the JS API over JSON text, returning
 //!   JSON envelopes; the wasm exports are one line each over it.
 //!
 //! ## How the pieces call each other
 //!
-//! At the bottom, [`mod@json`] (the crate's own JSON values, reader and
-//! writer, in place of serde_json) and [`error`] (the one list of
+//! At the bottom sit the support modules, internal to the crate: `json`
+//! (the crate's own JSON values, reader and writer, in place of serde_json;
+//! [`Value`], [`Map`] and [`ToJson`] are re-exported for hosts), `str_map`
+//! (the lookup tables' map, strings to values in insertion order; its
+//! [`StrMap`] is re-exported, the type of a few public fields),
+//! `str_search` and `sort`. They and [`error`] (the one list of
 //! [`ErrorCode`]s) depend on nothing else, and the input layer (`read.rs`:
 //! JSON text with its tolerances, and each field's rule, written once) on
 //! them only. [`content`] (messages), [`usage`],
@@ -100,7 +105,7 @@ pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod format;
-pub mod json;
+mod json;
 pub mod json_api;
 pub mod ladder;
 pub mod ledger;
@@ -111,7 +116,7 @@ pub mod retention;
 pub mod settings;
 pub mod slim;
 pub(crate) mod sort;
-pub mod str_map;
+mod str_map;
 pub(crate) mod str_search;
 pub mod summary_request;
 pub mod tips;
@@ -135,6 +140,7 @@ pub use estimate::{
     estimate_content_tokens, estimate_prompt_tokens, message_tokens,
 };
 pub use format::{Format, History, MessageFacts};
+pub use json::{Map, ParseError, ToJson, Value};
 pub use ladder::{
     AUTOCOMPACT_BUFFER, COMPACT_MAX_OUTPUT_TOKENS, HARD_BUFFER, MAX_CONSECUTIVE_FAILURES, PCT,
     SUMMARY_RESERVE, ThresholdRule, Thresholds, Tier, WARN_BUFFER, WARN_PCT_OFFSET,
@@ -158,6 +164,14 @@ pub use tips::{
     CONTEXT_CRITICAL, CONTEXT_HIGH, CONTEXT_TIPS, CONTEXT_WARN, Tip, TipContext, select_tip,
 };
 pub use usage::{ParsedUsage, Usage, UsageUpdate};
+
+/// What [`json!`]'s expansion names, in the caller's crate (where `alloc`
+/// may not be named and the `json` module is private): not API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::json::{Map, Value, to_value};
+    pub use alloc::{vec, vec::Vec};
+}
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

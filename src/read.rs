@@ -11,7 +11,7 @@
 //!
 //! Derived readers (serde's) say neither which field was wrong nor in words
 //! a JS developer expects, and in the wasm module they brought core's float
-//! printer along (tens of KB). Only [`crate::error`] and [`mod@crate::json`]
+//! printer along. Only [`crate::error`] and [`mod@crate::json`]
 //! are below this module.
 
 use crate::prelude::*;

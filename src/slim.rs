@@ -53,13 +53,13 @@ pub fn cleared_marker(chars: usize) -> String {
 /// documents are kept (they are counted at `imageTokenEstimate` each).
 ///
 /// ```
-/// use compaction_core::{Content, EstimateOptions};
+/// use compaction_core::{Content, EstimateOptions, ToJson};
 /// use compaction_core::slim::slim_message;
 /// let options = EstimateOptions::default();
 /// let message = Content::text("user", "x".repeat(400_000));
 /// let slim = slim_message(&message, 1_000.0, &options);
 /// assert!(compaction_core::message_tokens(&slim, &options) <= 1_000.0);
-/// let text = compaction_core::json::to_string(&slim);
+/// let text = slim.to_json_string();
 /// assert!(text.contains("characters removed by compaction"));
 /// ```
 pub fn slim_message(message: &Content, budget_tokens: f64, options: &EstimateOptions) -> Content {
@@ -237,18 +237,34 @@ impl Strings {
 
 /// `s` (of `n` characters) cut to its first `keep / 2` characters and its
 /// last `keep - keep / 2`, at exactly those counts (a cut may fall inside a
-/// line or a word), with the marker on a line of its own between them.
+/// line or a word), the marker on a line of its own between them.
 fn cut(s: &str, n: usize, keep: usize) -> String {
-    let head_chars = keep / 2;
-    let tail_chars = keep - head_chars;
-    let head_end = s.char_indices().nth(head_chars).map_or(s.len(), |(i, _)| i);
-    let tail_start = s
-        .char_indices()
-        .nth(n.saturating_sub(tail_chars))
-        .map_or(s.len(), |(i, _)| i);
-    let removed = n.saturating_sub(keep);
+    let head_end = s.char_indices().nth(keep / 2).map_or(s.len(), |(i, _)| i);
+    // The end is found from the end: a short tail costs its own length only.
+    let tail_start = match (keep - keep / 2).checked_sub(1) {
+        None => s.len(),
+        Some(last) => s.char_indices().nth_back(last).map_or(0, |(i, _)| i),
+    };
+    cut_middle(s, head_end, tail_start, n.saturating_sub(keep), '\n')
+}
+
+/// The library's one cutter, for slimming and the ledger alike: `s` with
+/// its middle, the bytes `head_end..tail_start` (char boundaries), replaced
+/// by [`removed_marker`] saying `removed` characters are gone, set off by
+/// `sep` on both sides (a newline puts it on a line of its own; a space
+/// keeps a one-line quote on one line). Where to cut is the caller's, and
+/// so is the count, which it knows without walking the middle again:
+/// slimming keeps as many characters of the head as of the end, the ledger
+/// twice as much beginning as end.
+pub(crate) fn cut_middle(
+    s: &str,
+    head_end: usize,
+    tail_start: usize,
+    removed: usize,
+    sep: char,
+) -> String {
     format!(
-        "{}\n{}\n{}",
+        "{}{sep}{}{sep}{}",
         s.get(..head_end).unwrap_or_default(),
         removed_marker(removed),
         s.get(tail_start.max(head_end)..).unwrap_or_default()

@@ -1,5 +1,6 @@
-//! The crate's one sort: a heap sort by hand (for size, docs/performance.md: std's sorts, stable
-//! or not, cost the wasm about 2 KB). O(n log n) comparisons whatever the
+//! The crate's one sort: a heap sort by hand (for size: std's sorts, stable
+//! or not, are generic machinery several times a heap sort's code, linked
+//! per element type; docs/performance.md). O(n log n) comparisons whatever the
 //! input, in place, not stable; the order of two items that compare equal
 //! must not matter to the caller (or the comparison must break the tie).
 

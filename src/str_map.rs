@@ -2,8 +2,8 @@
 //! tables (call ids, tool names, summary sections, tips last shown).
 //!
 //! It replaces the crate's `BTreeMap`s (size, docs/performance.md): std's B-tree is
-//! monomorphized per key and value type, and five instances of it took
-//! 23.5 KB of the wasm. Here the entries are a `Vec` and the index is one
+//! monomorphized per key and value type, so every map type put a copy of
+//! its code in the wasm. Here the entries are a `Vec` and the index is one
 //! `BTreeMap<Box<str>, u32>` from key to entry number, the same type in
 //! every map, so the B-tree's code is in the wasm once and each map adds
 //! only the few lines below. A B-tree rather than a hash table: lookups

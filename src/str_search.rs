@@ -2,10 +2,10 @@
 //! ledger's paths and words in a summary, patch headers, model ids), in
 //! place of `str::find`/`contains` with a `&str` pattern (size, docs/performance.md).
 //!
-//! std's searcher (Two-Way) is 3.2 KB of the wasm, and it and `&s[a..b]`
-//! on a `str` are what linked core's char-boundary panic message, with the
-//! `Debug` of `char` and `Range` and the Unicode printability tables
-//! (another 3.5 KB) that it prints. The search here is Knuth–Morris–Pratt
+//! std's searcher (Two-Way) is larger code than this one, and it and
+//! `&s[a..b]` on a `str` are what linked core's char-boundary panic
+//! message, with the `Debug` of `char` and `Range` and the Unicode
+//! printability tables that it prints. The search here is Knuth–Morris–Pratt
 //! over bytes: linear in the text and the needle whatever they hold, as
 //! std's is, so a hostile history cannot make it slow; a UTF-8 needle
 //! found in UTF-8 text starts and ends on char boundaries. Slices go

@@ -130,11 +130,11 @@ impl SummaryRequest {
     /// `INVALID_ARGUMENT` naming the field.
     ///
     /// ```
-    /// use compaction_core::{json, SummaryRequest};
+    /// use compaction_core::{json, SummaryRequest, ToJson, Value};
     /// let text = r#"{"systemInstruction":"s","contents":[{"role":"user","parts":[{"text":"t"}]}],
     ///     "config":{"maxOutputTokens":100,"thinkingConfig":{"includeThoughts":false}}}"#;
-    /// let request = SummaryRequest::from_json(&json::from_str(text).unwrap()).unwrap();
-    /// assert_eq!(json::to_string(&request), text.replace("\n    ", ""));
+    /// let request = SummaryRequest::from_json(&text.parse::<Value>().unwrap()).unwrap();
+    /// assert_eq!(request.to_json_string(), text.replace("\n    ", ""));
     /// assert!(SummaryRequest::from_json(&json!({ "contents": [] })).is_err());
     /// ```
     pub fn from_json(value: &Value) -> Result<SummaryRequest, Error> {

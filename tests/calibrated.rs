@@ -11,7 +11,7 @@ use compaction_core::calibrated::{
     CalibratedEstimator, EstimateVariant, FEATURE_NAMES, TextFeatures, TokenizerFamily, scan,
 };
 use compaction_core::json;
-use compaction_core::json::{Map, Value};
+use compaction_core::{Map, Value};
 
 fn count(f: &TextFeatures, name: &str) -> u32 {
     let i = FEATURE_NAMES

@@ -1,5 +1,6 @@
 //! The `/context` report and the usage indicator: the block's lines, the marked tier, percent used, the footer band.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
+use compaction_core::ToJson;
 use compaction_core::{ErrorCode, Tier, context_report, group_digits};
 
 #[test]
@@ -126,7 +127,7 @@ fn percent_used_is_always_a_finite_number() {
         context_report(f64::MAX, 1.0).unwrap().percent_used,
         f64::MAX
     );
-    let json = compaction_core::json::to_value(report);
+    let json = report.to_json();
     assert!(json["percentUsed"].is_f64(), "{json}");
     assert_eq!(context_report(5.0, 0.0).unwrap().percent_used, 0.0);
 }

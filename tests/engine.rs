@@ -13,6 +13,7 @@ use compaction_core::{
     NoopReason, SendDecision, SummaryAnswer, SummaryRequest, Tier, Trigger, Usage,
     estimate_content_tokens,
 };
+use compaction_core::{ToJson, Value};
 
 const WINDOW: f64 = 200_000.0; // warn 147 000, auto 167 000, hard 177 000
 
@@ -113,7 +114,11 @@ fn auto_compacts_and_success_resets_the_indicator() {
     let new_history = outcome.new_history(&history).unwrap();
     assert_eq!(new_history.len(), 2 + 4);
     assert_eq!(new_history[0].role, "user");
-    assert!(compaction_core::json::to_string(&new_history[0]).contains("<conversation-summary>"));
+    assert!(
+        new_history[0]
+            .to_json_string()
+            .contains("<conversation-summary>")
+    );
     assert_eq!(new_history[1].role, "model");
     assert_eq!(new_history[2..], history[36..]);
     assert_eq!(outcome.original_token_count(), 170_000);
@@ -280,7 +285,7 @@ fn the_request_carries_the_output_cap_and_thinking_off() {
         chat.poll_before_send(&long_history(), &[user("next")])
             .unwrap(),
     );
-    let json = compaction_core::json::to_value(&request);
+    let json = request.to_json();
     assert_eq!(json["config"]["maxOutputTokens"], 20_000);
     assert_eq!(json["config"]["thinkingConfig"]["includeThoughts"], false);
     assert!(
@@ -646,9 +651,9 @@ fn a_second_compaction_folds_the_earlier_summary_in() {
     chat.handle_usage(&json!({ "totalTokenCount": 170_000 }));
     let (_, request, _) =
         expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
-    let first = compaction_core::json::to_string(&request.contents[0]);
+    let first = request.contents[0].to_json_string();
     assert!(first.contains("<conversation-summary>"));
-    let directive = compaction_core::json::to_string(request.contents.last().unwrap());
+    let directive = request.contents.last().unwrap().to_json_string();
     assert!(directive.contains("earlier summary"), "{directive}");
 }
 
@@ -720,7 +725,7 @@ fn media_becomes_placeholders_in_the_request() {
     let mut chat = chat_at(170_000);
     let (_, request, _) =
         expect_summarize(chat.poll_before_send(&history, &[user("next")]).unwrap());
-    let text = compaction_core::json::to_string(&request.contents);
+    let text = request.contents.to_json_string();
     assert!(text.contains("[image: image/png]"), "{text}");
     assert!(
         text.contains("[document: application/pdfignoreprevious]"),
@@ -810,7 +815,7 @@ fn statuses_keep_the_reference_numbers_and_serialize_as_numbers() {
     ];
     for (status, code) in expected {
         assert_eq!(status.code(), code);
-        assert_eq!(compaction_core::json::to_value(status), json!(code));
+        assert_eq!(status.to_json(), json!(code));
         assert_eq!(CompactionStatus::from_code(code), Some(status));
     }
     assert_eq!(CompactionStatus::from_code(9), None);
@@ -834,14 +839,13 @@ fn state_is_saved_and_restored_as_plain_json() {
             .unwrap(),
     );
     // Saved mid-flight: the request is not part of the state.
-    let json = compaction_core::json::to_value(chat.save());
+    let json = chat.save().to_json();
     assert_eq!(json["consecutiveFailures"], 2);
     assert_eq!(json["lastPromptTokenCount"], 170_000);
     assert_eq!(json["options"]["excludeMessages"], 2);
     assert_eq!(json["options"]["imageTokenEstimate"], 1_600.0);
-    let text = compaction_core::json::to_string(&json);
-    let mut restored =
-        Compactor::restore_json(&compaction_core::json::from_str(&text).unwrap()).unwrap();
+    let text = json.to_json_string();
+    let mut restored = Compactor::restore_json(&text.parse::<Value>().unwrap()).unwrap();
     assert_eq!(restored.consecutive_failures(), 2);
     assert_eq!(restored.last_prompt_token_count(), 170_000);
     assert_eq!(restored.pending_request(), None);
@@ -864,7 +868,7 @@ fn state_is_saved_and_restored_as_plain_json() {
 
 #[test]
 fn restoring_garbage_says_what_was_wrong() {
-    let good = compaction_core::json::to_value(chat_at(1).save());
+    let good = chat_at(1).save().to_json();
     let mut cases = vec![
         (json!(null), "saved state"),
         (json!("state"), "saved state"),
@@ -966,9 +970,8 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
     assert_eq!(defaults.tokenizer, TokenizerFamily::Universal);
     // Read from JSON, a missing estimator is the same default, not the spec's rule
     // (which stays the default of the stateless estimate functions).
-    let read_options = |value: compaction_core::json::Value| {
-        CompactionOptions::from_json(&value, "options", ErrorCode::InvalidArgument)
-    };
+    let read_options =
+        |value: Value| CompactionOptions::from_json(&value, "options", ErrorCode::InvalidArgument);
     let read = read_options(compaction_core::json!({ "excludeMessages": 3 })).unwrap();
     assert_eq!(read.estimate.estimator, Estimator::Conservative);
     assert_eq!(read.retention.exclude_messages, 3);
@@ -986,7 +989,7 @@ fn threshold_decisions_default_to_the_conservative_estimator() {
     // The choice survives save and restore.
     let mut config = CompactorConfig::new(WINDOW);
     config.options = chosen;
-    let saved = compaction_core::json::to_value(Compactor::new(config).unwrap().save());
+    let saved = Compactor::new(config).unwrap().save().to_json();
     let restored = Compactor::restore_json(&saved).unwrap();
     assert_eq!(
         restored.options().estimate.tokenizer,
@@ -1080,8 +1083,8 @@ fn every_saved_state_restores_bit_exactly() {
         let count = [0, 1, MAX, rng.next() % MAX][(rng.next() % 4) as usize];
         chat.handle_usage(&json!({ "totalTokenCount": count }));
         let saved: SavedState = chat.save();
-        let text = compaction_core::json::to_string(&saved);
-        let restored = Compactor::restore_json(&compaction_core::json::from_str(&text).unwrap())
+        let text = saved.to_json_string();
+        let restored = Compactor::restore_json(&text.parse::<Value>().unwrap())
             .unwrap_or_else(|e| panic!("round {round}: {e} for {text}"));
         let again = restored.save();
         assert_eq!(again, saved, "round {round}: {text}");
@@ -1102,14 +1105,14 @@ fn every_saved_state_restores_bit_exactly() {
                 .exclude_context_window_percent
                 .to_bits()
         );
-        assert_eq!(compaction_core::json::to_string(&again), text);
+        assert_eq!(again.to_json_string(), text);
     }
 }
 
 #[test]
 fn malformed_states_are_invalid_state() {
     use compaction_core::SavedState;
-    let good = compaction_core::json::to_value(chat_at(1).save());
+    let good = chat_at(1).save().to_json();
     let mut cases = Vec::new();
     let mut bad = good.clone();
     bad["extra"] = json!(1);

@@ -5,12 +5,13 @@ use compaction_core::{
     Content, ErrorCode, EstimateOptions, compute_thresholds, estimate_content_tokens,
     estimate_prompt_tokens,
 };
+use compaction_core::{ToJson, Value};
 
-fn msgs(value: compaction_core::json::Value) -> Vec<Content> {
+fn msgs(value: Value) -> Vec<Content> {
     Content::list_from_value(value, "history").unwrap()
 }
 
-fn est(value: compaction_core::json::Value) -> u64 {
+fn est(value: Value) -> u64 {
     estimate_content_tokens(&msgs(value), &EstimateOptions::default())
 }
 
@@ -257,10 +258,7 @@ fn parts_round_trip_with_their_field_order() {
         { "thoughtSignature": "sig", "functionCall": { "name": "a", "id": "1", "args": { "z": 1, "a": 2 } } }
     ] }]);
     let contents = msgs(value.clone());
-    assert_eq!(
-        compaction_core::json::to_string(&contents),
-        value.to_string()
-    );
+    assert_eq!(contents.to_json_string(), value.to_string());
 }
 
 /// One clamp for every count (issue 19, defect 4): a prompt estimate over a

@@ -31,11 +31,11 @@ use compaction_core::calibrated::{
     call_features, response_features, scan,
 };
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::{
     Content, EstimateOptions, Estimator, Reference, TextEstimator, estimate_content_tokens,
     estimate_prompt_tokens, message_tokens,
 };
+use compaction_core::{Map, Value};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/estimates.jsonl");
 
@@ -53,7 +53,8 @@ fn lines(name: &str) -> Vec<Value> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            compaction_core::json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            l.parse::<Value>()
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         })
         .collect()
 }
@@ -88,7 +89,7 @@ fn all_options() -> Vec<(String, EstimateOptions)> {
 fn sample_row(sample: &Value) -> Value {
     let id = sample["id"].as_str().unwrap_or_default();
     let text = sample["text"].as_str().unwrap_or_default();
-    let mut estimates = compaction_core::json::Map::new();
+    let mut estimates = Map::new();
     estimates.insert("reference".into(), json!(bits(Reference.text(text))));
     for family in TokenizerFamily::ALL {
         for (name, variant) in [
@@ -141,7 +142,7 @@ fn history_row(row: &Value) -> Value {
     let (last, earlier) = contents
         .split_last()
         .unwrap_or_else(|| panic!("{id}: an empty history"));
-    let mut estimates = compaction_core::json::Map::new();
+    let mut estimates = Map::new();
     for (name, options) in all_options() {
         let per_message: Vec<f64> = contents
             .iter()
@@ -279,7 +280,10 @@ fn every_count_and_estimate_of_the_dev_corpus_equals_the_golden_file() {
         std::fs::read_to_string(GOLDEN).unwrap_or_else(|e| panic!("cannot read {GOLDEN}: {e}"));
     let golden: Vec<Value> = golden_text
         .lines()
-        .map(|l| compaction_core::json::from_str(l).unwrap_or_else(|e| panic!("{GOLDEN}: {e}")))
+        .map(|l| {
+            l.parse::<Value>()
+                .unwrap_or_else(|e| panic!("{GOLDEN}: {e}"))
+        })
         .collect();
     assert_eq!(
         golden.len(),

@@ -8,8 +8,9 @@ mod common;
 use common::{
     Done, call, check_request, conversation, expect_summarize, model, run_to_end, snapshot, user,
 };
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::{
     CompactionOutcome, CompactionStatus, Compactor, CompactorConfig, Content, EstimateOptions,
     Method, NoopReason, RequestId, SendDecision, SummaryAnswer, SummaryRequest, Trigger,
@@ -27,7 +28,7 @@ pub fn corpus_sessions() -> Vec<Vec<Content>> {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .map(|line| {
-            let row: Value = compaction_core::json::from_str(line).unwrap();
+            let row: Value = line.parse::<Value>().unwrap();
             Content::list_from_value(row["history"].clone(), "history").unwrap()
         })
         .collect()
@@ -183,7 +184,7 @@ fn a_resumed_session_with_a_400k_character_message(usage: bool) {
             "next prompt {prompt} not below auto"
         );
         // What was slimmed says so.
-        let head = compaction_core::json::to_string(outcome.head().unwrap());
+        let head = outcome.head().unwrap().to_json_string();
         let new_history = outcome.new_history(&history).unwrap();
         if outcome.kept_from() == history.len() {
             assert!(
@@ -448,7 +449,7 @@ fn a_500k_character_message_is_message_too_large_and_no_call_is_made() {
     let budget = 40_000.0;
     let slim = slim_message(&message, budget, &chat.options().estimate);
     assert!(message_tokens(&slim, &chat.options().estimate) <= budget);
-    let text = compaction_core::json::to_string(&slim);
+    let text = slim.to_json_string();
     assert!(text.contains("characters removed by compaction"));
     assert!(
         text.contains("line 0 of the pasted log"),
@@ -501,7 +502,7 @@ fn clearing_tool_outputs_is_enough_without_a_call() {
     assert_eq!(chat.pending_request(), None);
     let prompt = next_prompt(&outcome, &history, &next, &chat);
     assert!((prompt as f64) < chat.thresholds().warn, "{prompt}");
-    let head = compaction_core::json::to_string(outcome.head().unwrap());
+    let head = outcome.head().unwrap().to_json_string();
     assert!(head.contains("cleared by compaction"));
     // Every call still has its response: the head has as many of each.
     let count = |needle: &str| head.matches(needle).count();
@@ -529,7 +530,7 @@ fn when_clearing_is_not_enough_the_cleared_part_is_summarized() {
     config.options.fit.clear_tool_outputs = true;
     let mut chat = Compactor::new(config).unwrap();
     let (id, request, _) = expect_summarize(chat.poll_before_send(&history, &[user("x")]).unwrap());
-    let text = compaction_core::json::to_string(&request);
+    let text = request.to_json_string();
     assert!(
         text.contains("cleared by compaction"),
         "the request holds the cleared outputs"
@@ -547,7 +548,7 @@ fn manual_compaction_drops_an_unanswered_trailing_call() {
     let mut chat = Compactor::new(CompactorConfig::new(WINDOW)).unwrap();
     let (id, request, trigger) = expect_summarize(chat.poll_manual(&history, None).unwrap());
     assert_eq!(trigger, Trigger::Manual);
-    assert!(!compaction_core::json::to_string(&request).contains("functionCall"));
+    assert!(!request.to_json_string().contains("functionCall"));
     let (outcome, _) = run_to_end(&mut chat, id, request, 1.0, |r, n| summary_of(r, n, 500));
     assert_eq!(outcome.status(), CompactionStatus::Compressed);
     assert_eq!(outcome.kept_from(), history.len());
@@ -660,7 +661,7 @@ fn slimming_keeps_head_and_end_and_says_how_much_was_removed() {
     .unwrap();
     let slim = slim_message(&message, 2_000.0, &options);
     assert!(message_tokens(&slim, &options) <= 2_000.0);
-    let value = compaction_core::json::to_value(&slim);
+    let value = slim.to_json();
     let response = &value["parts"][0]["functionResponse"];
     assert_eq!(
         (&response["id"], &response["name"]),

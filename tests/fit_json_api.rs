@@ -5,8 +5,9 @@
 mod common;
 use common::{create, err, ok};
 
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 use compaction_core::summary_request::{REQUEST_OVERHEAD_TOKENS, request_tokens};
 use compaction_core::{CompactorConfig, SummaryRequest};
@@ -34,7 +35,7 @@ fn big_history() -> String {
             ]
         })
         .collect();
-    compaction_core::json::to_string(&messages)
+    messages.to_json_string()
 }
 
 const NEXT: &str = r#"{"role":"user","parts":[{"text":"go on"}]}"#;
@@ -69,7 +70,7 @@ fn one_compaction_takes_several_steps_each_answer_giving_the_next() {
         assert!(!ids.contains(&id), "each step has its own id");
         if !ids.is_empty() {
             // The summary so far opens every later request.
-            let first = compaction_core::json::to_string(&request.contents[0]);
+            let first = request.contents[0].to_json_string();
             assert!(first.contains("so far, part"), "{first:.200}");
         }
         // Busy meanwhile.
@@ -245,7 +246,7 @@ fn clearing_answers_done_at_once_with_the_cleared_head() {
         messages.push(json!({ "role": "user", "parts": [{ "functionResponse": { "name": "run", "response": { "output": prose(12_000) } } }] }));
     }
     messages.push(json!({ "role": "model", "parts": [{ "text": "built" }] }));
-    let history = compaction_core::json::to_string(&messages);
+    let history = messages.to_json_string();
     let result = ok(chats.before_send(handle, &history, NEXT))["done"].clone();
     assert_eq!(result["statusName"], "COMPRESSED", "{result:.300}");
     assert_eq!(result["method"], "cleared");

@@ -3,9 +3,9 @@
 //! a history in the wrong format, and estimates that agree across formats.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
+use compaction_core::Value;
 use compaction_core::format::{Format, History, MessageFacts, anthropic, gemini, openai};
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::summary_request::{
     ACKNOWLEDGEMENT, BRIDGE, is_compaction_message, is_summary_message, summary_message,
 };
@@ -248,7 +248,7 @@ fn openai_arguments_are_counted_as_they_are() {
     let gem = read(
         Format::Gemini,
         json!([{ "role": "model", "parts": [{ "functionCall": {
-            "id": "c1", "name": "read", "args": compaction_core::json::from_str(args).unwrap() } }] }]),
+            "id": "c1", "name": "read", "args": args.parse::<Value>().unwrap() } }] }]),
     );
     assert_eq!(oa.contents, gem.contents);
     let reference = EstimateOptions::default();
@@ -876,8 +876,8 @@ const ARGS_GREP: &str = "{\"pattern\":\"fn expression\",\"path\":\".\"}";
 /// with their results, answers) in each format's own shape, system prompt
 /// included as that format carries it.
 fn conversation(format: Format) -> Value {
-    let read_args: Value = compaction_core::json::from_str(ARGS_READ).unwrap();
-    let grep_args: Value = compaction_core::json::from_str(ARGS_GREP).unwrap();
+    let read_args: Value = ARGS_READ.parse::<Value>().unwrap();
+    let grep_args: Value = ARGS_GREP.parse::<Value>().unwrap();
     match format {
         Format::Gemini => json!([
             { "role": "user", "parts": [{ "text": ASK }, { "inlineData": { "mimeType": "image/png", "data": PNG } }] },
@@ -1159,7 +1159,7 @@ fn corpus() -> Vec<Value> {
         panic!("{path}: {e} (the repository carries the corpus in tests/corpus/)")
     });
     text.lines()
-        .map(|line| compaction_core::json::from_str(line).unwrap()["history"].clone())
+        .map(|line| line.parse::<Value>().unwrap()["history"].clone())
         .collect()
 }
 

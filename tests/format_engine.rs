@@ -9,9 +9,10 @@
 mod common;
 use common::{create, err, ok};
 
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::format::{Format, History};
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 use compaction_core::{CompactionStatus, Compactor, CompactorConfig, Content, SendDecision};
 
@@ -164,7 +165,7 @@ fn assert_every_result_has_its_call(format: Format, history: &[Value], what: &st
 fn estimate(format: Format, history: &[Value]) -> f64 {
     let options = json!({ "format": format.name(), "estimator": "conservative" }).to_string();
     ok(json_api::estimate_content_tokens(
-        &compaction_core::json::to_string(history),
+        &history.to_json_string(),
         &options,
     ))
     .as_f64()
@@ -192,7 +193,7 @@ fn a_long_tool_session_in_each_format_compacts_twice_in_that_format() {
         let mut compactions = 0;
         for t in 0..200 {
             let message = user_message(format, &format!("turn {t}: go on"));
-            let text = compaction_core::json::to_string(&history);
+            let text = history.to_json_string();
             let mut step = ok(chats.before_send(handle, &text, &message.to_string()));
             while let Some(summarize) = step.get("summarize") {
                 let id = summarize["id"].as_f64().unwrap();
@@ -342,7 +343,7 @@ fn the_compactor_keeps_pinned_messages_first_and_out_of_replaced() {
         };
         match chat.handle_answer(id, answer).unwrap() {
             compaction_core::Next::Summarize { id: next, request } => {
-                assert!(!compaction_core::json::to_string(&request).contains("Answer in French."));
+                assert!(!request.to_json_string().contains("Answer in French."));
                 id = next;
             }
             compaction_core::Next::Done(outcome) => break outcome,
@@ -372,7 +373,7 @@ fn the_compactor_keeps_pinned_messages_first_and_out_of_replaced() {
 fn a_history_in_another_format_is_invalid_content_with_the_hint() {
     let mut openai: Vec<Value> = vec![json!({ "role": "system", "content": SYSTEM })];
     openai.extend(turn(Format::OpenAi, 1));
-    let text = compaction_core::json::to_string(&openai);
+    let text = openai.to_json_string();
     let mut chats = Chats::new();
     let handle = create(&mut chats, r#"{"window":1000}"#);
     let (code, message) =
@@ -383,13 +384,12 @@ fn a_history_in_another_format_is_invalid_content_with_the_hint() {
         "history[0] has \"content\" and no \"parts\": an OpenAI, Anthropic or AI SDK message? pass \
          format: \"openai\", \"anthropic\" or \"ai-sdk\""
     );
-    let (code, message) =
-        err(chats.compact(handle, &compaction_core::json::to_string(&openai[1..]), ""));
+    let (code, message) = err(chats.compact(handle, &openai[1..].to_json_string(), ""));
     assert_eq!(code, "INVALID_CONTENT");
     assert!(message.contains("pass format: \"openai\""), "{message}");
     // Never 0 tokens: the estimate functions say the same.
     let (code, message) = err(json_api::estimate_content_tokens(
-        &compaction_core::json::to_string(&openai[2..]),
+        &openai[2..].to_json_string(),
         "",
     ));
     assert_eq!(code, "INVALID_CONTENT");
@@ -412,12 +412,12 @@ fn a_history_in_another_format_is_invalid_content_with_the_hint() {
         "{message}"
     );
     let estimate = ok(json_api::estimate_content_tokens(
-        &compaction_core::json::to_string(&openai),
+        &openai.to_json_string(),
         r#"{"format":"openai"}"#,
     ));
     assert!(estimate.as_f64().unwrap() > 100.0);
     let prompt = ok(json_api::estimate_prompt_tokens(
-        &compaction_core::json::to_string(&openai),
+        &openai.to_json_string(),
         r#"{"role":"user","content":"and now?"}"#,
         0.0,
         r#"{"format":"openai"}"#,
@@ -452,7 +452,7 @@ fn split_parallel(note_chars: usize, result_a_chars: usize) -> (Vec<Value>, usiz
 }
 
 fn compact_to_end(chats: &mut Chats, handle: u32, history: &[Value]) -> Value {
-    let text = compaction_core::json::to_string(history);
+    let text = history.to_json_string();
     let mut step = ok(chats.compact(handle, &text, ""));
     while let Some(summarize) = step.get("summarize") {
         let id = summarize["id"].as_f64().unwrap();
@@ -583,7 +583,7 @@ fn slimmed_copies_come_back_in_the_host_format() {
         let mut new_history: Vec<Value> = pinned.iter().map(|&i| history[i].clone()).collect();
         new_history.extend(head.iter().cloned());
         new_history.extend(history[kept_from..].iter().cloned());
-        let text = compaction_core::json::to_string(&new_history);
+        let text = new_history.to_json_string();
         assert!(
             text.contains("characters removed by compaction"),
             "{format}: no copy was slimmed: {result:#}"
@@ -674,7 +674,7 @@ fn status_for_answer(finish_reason: &str, text: &str) -> Value {
     }
     let step = ok(chats.before_send(
         handle,
-        &compaction_core::json::to_string(&history),
+        &history.to_json_string(),
         &user_message(Format::Gemini, "next").to_string(),
     ));
     let mut step = step;
@@ -1005,6 +1005,42 @@ fn the_reference_status_names_are_aliases_with_the_same_numbers() {
 }
 
 #[test]
+fn the_js_layer_is_generated_from_one_answer_of_the_cores_lists() {
+    // scripts/build writes STATUSES, STATUS_ALIASES and STEPS from lists().
+    let lists = ok(json_api::lists());
+    assert_eq!(lists["statuses"], ok(json_api::statuses()));
+    assert_eq!(lists["statusAliases"], ok(json_api::status_aliases()));
+    assert_eq!(lists["errorCodes"], ok(json_api::error_codes()));
+    let steps = &lists["steps"];
+    assert_eq!(
+        *steps,
+        json!({ "SUMMARIZE": "summarize", "DONE": "done", "NEED_HISTORY": "needHistory" })
+    );
+    // Every step the core answers is an object with one key, one of STEPS.
+    let mut chats = Chats::new();
+    let created = ok(chats.create(r#"{"window":200000}"#));
+    let handle = created["handle"].as_u64().unwrap() as u32;
+    let user = r#"{"role":"user","parts":[{"text":"hi"}]}"#;
+    let key = |step: &Value| -> String {
+        let object = step.as_object().unwrap();
+        assert_eq!(object.len(), 1, "{step}");
+        object.keys().next().unwrap().clone()
+    };
+    let need = ok(chats.before_send(handle, "", user));
+    assert_eq!(key(&need), steps["NEED_HISTORY"]);
+    assert_eq!(need[steps["NEED_HISTORY"].as_str().unwrap()], true);
+    let done = ok(chats.before_send(handle, &format!("[{user}]"), user));
+    assert_eq!(key(&done), steps["DONE"]);
+    let message = |i: usize| {
+        let role = if i.is_multiple_of(2) { "user" } else { "model" };
+        json!({ "role": role, "parts": [{ "text": "word ".repeat(2_000) }] })
+    };
+    let history: Vec<Value> = (0..60).map(message).collect();
+    let summarize = ok(chats.compact(handle, &history.to_json_string(), ""));
+    assert_eq!(key(&summarize), steps["SUMMARIZE"]);
+}
+
+#[test]
 fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
     for format in [
         Format::OpenAi,
@@ -1040,7 +1076,7 @@ fn cleared_copies_and_a_dropped_call_come_back_in_the_host_format() {
         );
         new_history.extend(result["head"].as_array().unwrap().iter().cloned());
         new_history.extend(history[kept_from..].iter().cloned());
-        let text = compaction_core::json::to_string(&new_history);
+        let text = new_history.to_json_string();
         assert!(
             !text.contains("\"parts\""),
             "{format}: a Gemini shape came back"

@@ -5,9 +5,9 @@
 //! tests/format_engine.rs) run them too.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
+use compaction_core::Value;
 use compaction_core::format::{Format, History, MessageFacts};
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::{Content, ErrorCode, PartKind};
 
 fn read(format: Format, history: Value) -> History {

@@ -5,8 +5,9 @@
 mod common;
 
 use common::{Rng, conversation, err, ok};
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::json_api::{self, Chats};
 
 /// The `ok` value of an envelope (failing the test on an error envelope).
@@ -20,7 +21,7 @@ const WINDOW: f64 = 200_000.0;
 const USER_MESSAGE: &str = r#"{"role":"user","parts":[{"text":"Next step, please."}]}"#;
 
 fn history_text() -> String {
-    compaction_core::json::to_string(&conversation(20, 8_000))
+    conversation(20, 8_000).to_json_string()
 }
 
 /// A chat on the spec's estimator whose last usage is `tokens`.
@@ -606,7 +607,8 @@ fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
     let mut chats = Chats::new();
     let handle = chat_at(&mut chats, 170_000);
     let history_text = history_text();
-    let history: Vec<Value> = compaction_core::json::from_str(&history_text)
+    let history: Vec<Value> = history_text
+        .parse::<Value>()
         .unwrap()
         .as_array()
         .unwrap()
@@ -646,7 +648,7 @@ fn compressed_gives_the_head_and_where_the_kept_tail_starts() {
     // what is kept.
     let estimate = |messages: &[Value]| {
         ok(json_api::estimate_content_tokens(
-            &compaction_core::json::to_string(messages),
+            &messages.to_json_string(),
             r#"{"estimator":"reference"}"#,
         ))
         .as_f64()
@@ -668,7 +670,7 @@ fn a_tail_starting_with_a_model_turn_gets_the_bridge_in_the_head() {
         history.push(json!({ "role": "model", "parts": [{ "functionCall": { "name": format!("f{i}"), "args": {} } }] }));
         history.push(json!({ "role": "user", "parts": [{ "functionResponse": { "name": format!("f{i}"), "response": { "output": "o".repeat(8000) } } }] }));
     }
-    let text = compaction_core::json::to_string(&history);
+    let text = history.to_json_string();
     let (id, _) = start(&mut chats, handle, &text);
     let result = done(ok(chats.answer(handle, id, r#""summary""#)));
     assert_eq!(result["statusName"], "COMPRESSED");
@@ -751,7 +753,7 @@ fn every_failure_is_a_result_without_a_head() {
     let mut chats = Chats::new();
     let handle = chat_at(&mut chats, 168_000);
     let (id, _) = start(&mut chats, handle, &history);
-    let huge = compaction_core::json::to_string(&"x".repeat(2_000_000));
+    let huge = "x".repeat(2_000_000).to_json_string();
     let result = done(ok(chats.answer(handle, id, &huge)));
     assert_eq!(result["statusName"], "INFLATED");
     assert_eq!(result["status"], 2);
@@ -1018,7 +1020,7 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 
 #[test]
 fn no_input_breaks_the_envelope_or_the_registry() {
-    let history = compaction_core::json::to_string(&conversation(6, 400));
+    let history = conversation(6, 400).to_json_string();
     let seeds = [
         history.as_str(),
         USER_MESSAGE,
@@ -1048,7 +1050,8 @@ fn no_input_breaks_the_envelope_or_the_registry() {
         .map(|c| c.as_str())
         .collect();
     let check = |envelope: String| -> Value {
-        let value: Value = compaction_core::json::from_str(&envelope)
+        let value: Value = envelope
+            .parse::<Value>()
             .unwrap_or_else(|e| panic!("not JSON ({e}): {envelope}"));
         let object = value.as_object().expect("an object");
         assert_eq!(object.len(), 1, "{envelope}");

@@ -6,9 +6,10 @@
 mod common;
 use common::{call_with as call, model, result, user};
 
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::estimate::estimate_text_tokens;
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::ledger::{
     LEDGER_FENCE, Ledger, LedgerOptions, Operation, check, parse_sections, required_sections,
 };
@@ -295,7 +296,7 @@ fn the_check_reads_the_sections_from_the_prompt() {
         "Next steps is absent"
     );
     assert!(checked.missing_files.is_empty());
-    let json = compaction_core::json::to_value(&checked);
+    let json = checked.to_json();
     assert_eq!(json["missingFiles"], json!([]));
     assert_eq!(json["sections"]["Files"], json!(true));
 }
@@ -454,7 +455,7 @@ fn options_round_trip_through_a_saved_state() {
         "ledger",
     )
     .unwrap();
-    let saved = compaction_core::json::to_value(&options);
+    let saved = options.to_json();
     assert_eq!(
         saved,
         json!({ "enabled": false, "edited": ["modify"], "pathArguments": ["uri"], "userWordsBudget": 1234.5 })
@@ -463,7 +464,7 @@ fn options_round_trip_through_a_saved_state() {
     assert_eq!(back, options);
     assert_eq!(LedgerOptions::from_json(&saved, "ledger").unwrap(), options);
     assert_eq!(
-        compaction_core::json::to_value(LedgerOptions::default()),
+        LedgerOptions::default().to_json(),
         json!({ "enabled": true })
     );
 }
@@ -547,7 +548,7 @@ fn huge_user_messages_are_cut_and_do_not_inflate() {
             .sum();
         assert!(words_tokens <= budget, "{words_tokens} > {budget}");
         assert!(ledger.user_words[0].starts_with("Paste 5:"));
-        assert!(ledger.user_words[0].contains(" characters cut by compaction …]"));
+        assert!(ledger.user_words[0].contains(" characters removed by compaction …]"));
         // Each paste takes at most a quarter of the budget.
         for w in &ledger.user_words {
             assert!(estimate_text_tokens(w, &estimate) as f64 <= budget / 4.0);
@@ -567,9 +568,11 @@ fn the_cut_marker_says_how_much_was_cut() {
     let ledger = build(&[user(&text)]);
     let kept = &ledger.user_words[0];
     let marker_start = kept.find("[… ").unwrap();
+    // The number is written as slimming's marker writes it, digits grouped.
     let digits: String = kept[marker_start + "[… ".len()..]
         .chars()
-        .take_while(char::is_ascii_digit)
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
         .collect();
     let cut: usize = digits.parse().unwrap();
     let kept_x = kept.chars().filter(|&c| c == 'x').count();

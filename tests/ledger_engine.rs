@@ -8,10 +8,11 @@
 mod common;
 use common::{Done, call_with as call, model, ok, result, user};
 
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::engine::Next;
 use compaction_core::estimate::{estimate_text_tokens, message_tokens};
 use compaction_core::json;
-use compaction_core::json::Value;
 use compaction_core::json_api::Chats;
 use compaction_core::ledger::{LEDGER_HEADING, LedgerOptions, parse_sections};
 use compaction_core::summary_request::summary_message;
@@ -289,7 +290,7 @@ fn the_product_pages_example_a_generic_summary_loses_no_file_and_no_constraint()
 
     // The last two exchanges are verbatim, the pending files with them.
     assert_eq!(new_history[2..], history[last..]);
-    let tail = compaction_core::json::to_string(&new_history[2..]);
+    let tail = new_history[2..].to_json_string();
     for path in PENDING {
         assert!(tail.contains(path));
     }
@@ -506,7 +507,7 @@ fn the_hosts_own_tool_names_through_the_option() {
     assert!(written.contains("- lib/legacy/widget.ts (moved from lib/old_widget.ts)"));
     assert!(!written.contains("lib/w0.ts"), "a read is not a write");
     // The names survive a reload.
-    let restored = Compactor::restore_json(&compaction_core::json::to_value(host.save())).unwrap();
+    let restored = Compactor::restore_json(&host.save().to_json()).unwrap();
     assert_eq!(restored.options(), host.options());
 }
 
@@ -546,7 +547,7 @@ fn the_words_budget_is_respected_and_huge_user_messages_do_not_inflate() {
         assert!(
             words
                 .iter()
-                .all(|w| w.contains("characters cut by compaction"))
+                .all(|w| w.contains("characters removed by compaction"))
         );
     }
     // A manual compaction whose summary is nearly as large as what it
@@ -690,7 +691,7 @@ fn disabled_gives_todays_behaviour() {
     assert_eq!(outcome.original_token_count(), before);
     let new_estimate = estimate_content_tokens(&new_history, &chat.options().estimate);
     assert!(outcome.new_token_count().abs_diff(new_estimate) <= 1);
-    let value = compaction_core::json::to_value(&outcome);
+    let value = outcome.to_json();
     assert_eq!(value["summaryCheck"], Value::Null);
     assert_eq!(value["summary"], GENERIC);
     // The default is on.
@@ -721,7 +722,7 @@ fn an_inflated_summary_carries_its_check_and_no_section_is_added() {
     let check = outcome.summary_check().unwrap();
     assert_eq!(check.sections.get("Files"), Some(&true));
     assert_eq!(check.sections.get("Next steps"), Some(&false));
-    let value = compaction_core::json::to_value(&outcome);
+    let value = outcome.to_json();
     assert_eq!(value["summaryCheck"]["sections"]["Files"], true);
     // The size it would have had is the summary's alone: no room, no section.
     let off = run(json!({ "enabled": false }));
@@ -733,7 +734,7 @@ fn an_inflated_summary_carries_its_check_and_no_section_is_added() {
 #[test]
 fn the_json_result_carries_summary_check() {
     let history = refactoring_session(&CompactorConfig::new(WINDOW).options.estimate).0;
-    let history_text = compaction_core::json::to_string(&history);
+    let history_text = history.to_json_string();
     let user_message = r#"{"role":"user","parts":[{"text":"next"}]}"#;
     let mut chats = Chats::new();
     for (options, expect_check) in [
@@ -815,9 +816,10 @@ fn bad_ledger_options_are_typed_errors_naming_the_field() {
         ErrorCode::InvalidArgument
     );
     // Inside a saved state, INVALID_STATE.
-    let mut saved = compaction_core::json::to_value(
-        Compactor::new(CompactorConfig::new(WINDOW)).unwrap().save(),
-    );
+    let mut saved = Compactor::new(CompactorConfig::new(WINDOW))
+        .unwrap()
+        .save()
+        .to_json();
     saved["options"]["ledger"] = json!({ "written": [1] });
     let e = Compactor::restore_json(&saved).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidState);
@@ -827,9 +829,10 @@ fn bad_ledger_options_are_typed_errors_naming_the_field() {
         e.message()
     );
     // A state saved before the ledger existed restores with it on.
-    let mut old = compaction_core::json::to_value(
-        Compactor::new(CompactorConfig::new(WINDOW)).unwrap().save(),
-    );
+    let mut old = Compactor::new(CompactorConfig::new(WINDOW))
+        .unwrap()
+        .save()
+        .to_json();
     old["options"].as_object_mut().unwrap().remove("ledger");
     assert!(
         Compactor::restore_json(&old)
@@ -842,8 +845,8 @@ fn bad_ledger_options_are_typed_errors_naming_the_field() {
     let mut config = CompactorConfig::new(WINDOW);
     config.options.ledger.user_words_budget = Some(0.1 + 0.2);
     let chat = Compactor::new(config).unwrap();
-    let text = compaction_core::json::to_string(&chat.save());
-    let back = Compactor::restore_json(&compaction_core::json::from_str(&text).unwrap()).unwrap();
+    let text = chat.save().to_json_string();
+    let back = Compactor::restore_json(&text.parse::<Value>().unwrap()).unwrap();
     assert_eq!(
         back.options().ledger.user_words_budget.map(f64::to_bits),
         Some((0.1f64 + 0.2).to_bits())

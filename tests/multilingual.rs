@@ -11,8 +11,8 @@
 #![cfg(not(feature = "refit"))]
 
 use compaction_core::TextEstimator;
+use compaction_core::Value;
 use compaction_core::calibrated::{CalibratedEstimator, EstimateVariant, TokenizerFamily};
-use compaction_core::json::Value;
 
 struct Sample {
     id: String,
@@ -31,7 +31,7 @@ fn corpus() -> Vec<Sample> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let v: Value = compaction_core::json::from_str(l).unwrap();
+            let v: Value = l.parse::<Value>().unwrap();
             let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap().to_string();
             Sample {
                 id: s("id"),

@@ -5,8 +5,8 @@
 //! a fixed system prompt that is not in the history; it is subtracted.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests assert on data they built
 
+use compaction_core::Value;
 use compaction_core::calibrated::TokenizerFamily;
-use compaction_core::json::Value;
 use compaction_core::{Content, EstimateOptions, Estimator, estimate_content_tokens};
 
 /// Tokens of the fixed system prompt per family (corpus README).
@@ -26,7 +26,7 @@ fn histories() -> Vec<(String, Vec<Content>, Value)> {
     });
     text.lines()
         .map(|line| {
-            let row: Value = compaction_core::json::from_str(line).unwrap();
+            let row: Value = line.parse::<Value>().unwrap();
             let id = row["id"].as_str().unwrap().to_string();
             let history = Content::list_from_value(row["history"].clone(), &id).unwrap();
             (id, history, row["tokens"].clone())

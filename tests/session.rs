@@ -5,6 +5,7 @@
 mod common;
 
 use compaction_core::StrMap;
+use compaction_core::{ToJson, Value};
 use std::cell::{Cell, RefCell};
 
 use common::{big_response, block_on, call, model, user};
@@ -227,14 +228,12 @@ fn three_hundred_turns() {
         // A reload midway, while failures are being counted: the webview is
         // killed and the chat comes back from its saved JSON.
         if log.restored_at.is_none() && chat.borrow().consecutive_failures() == 2 {
-            let saved = compaction_core::json::to_string(&chat.borrow().save());
+            let saved = chat.borrow().save().to_json_string();
             let (failures, count) = {
                 let c = chat.borrow();
                 (c.consecutive_failures(), c.last_prompt_token_count())
             };
-            chat = RefCell::new(
-                Compactor::restore_json(&compaction_core::json::from_str(&saved).unwrap()).unwrap(),
-            );
+            chat = RefCell::new(Compactor::restore_json(&saved.parse::<Value>().unwrap()).unwrap());
             assert_eq!(chat.borrow().consecutive_failures(), failures);
             assert_eq!(chat.borrow().last_prompt_token_count(), count);
             log.restored_at = Some(turn);
@@ -292,9 +291,9 @@ fn three_hundred_turns() {
     let requests = script.requests.borrow();
     assert!(requests.len() >= 7);
     for request in &requests[1..] {
-        let first = compaction_core::json::to_string(&request.contents[0]);
+        let first = request.contents[0].to_json_string();
         assert!(first.contains("<conversation-summary>"), "{first:.200}");
-        let directive = compaction_core::json::to_string(request.contents.last().unwrap());
+        let directive = request.contents.last().unwrap().to_json_string();
         assert!(directive.contains("earlier summary"));
     }
 }

@@ -4,10 +4,10 @@
 mod common;
 
 use common::{Done, conversation, expect_summarize, ok, user};
-use compaction_core::json::Value;
+use compaction_core::Value;
+use compaction_core::json;
 use compaction_core::json_api::Chats;
 use compaction_core::{CompactionStatus, Compactor, SummaryAnswer, estimate_content_tokens};
-use compaction_core::{json, json::to_string};
 
 const WINDOW: f64 = 200_000.0; // auto 167 000, hard 177 000
 
@@ -102,18 +102,19 @@ fn parallel_tool_results_are_all_counted() {
         ok(chats.create(r#"{"window":32000,"format":"openai","estimator":"reference"}"#))["handle"]
             .as_f64()
             .unwrap() as u32;
-    let history = to_string(&json!([
+    let history = json!([
         { "role": "user", "content": "read both files" },
         { "role": "assistant", "content": null, "tool_calls": [
             { "id": "a", "type": "function", "function": { "name": "read", "arguments": "{\"p\":\"a\"}" } },
             { "id": "b", "type": "function", "function": { "name": "read", "arguments": "{\"p\":\"b\"}" } }
         ] }
-    ]));
+    ])
+    .to_string();
     chats.report_usage(handle, r#"{"prompt_tokens":10000,"completion_tokens":100}"#);
     let result =
         |id: &str| json!({ "role": "tool", "tool_call_id": id, "content": "x".repeat(13_000) });
-    let one = to_string(&result("a"));
-    let both = to_string(&Value::Array(vec![result("a"), result("b")]));
+    let one = result("a").to_string();
+    let both = Value::Array(vec![result("a"), result("b")]).to_string();
     // 10 100 covered, then ~6 518 per result (JSON ÷ 2): one is below auto (22 400), both past it.
     assert_eq!(ok(chats.needs_history(handle, &one)), Value::Bool(false));
     assert_eq!(ok(chats.needs_history(handle, &both)), Value::Bool(true));

@@ -7,7 +7,7 @@
 
 use compaction_core::json_api::{self, Chats};
 use compaction_core::{
-    Content, EstimateOptions, compute_thresholds, context_report, estimate_content_tokens,
+    Content, EstimateOptions, Value, compute_thresholds, context_report, estimate_content_tokens,
 };
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -51,8 +51,7 @@ fn json_exports_answer_envelopes_in_wasm() {
     // A lone surrogate, as JSON.stringify escapes it, is a character, not an error.
     let lone =
         json_api::estimate_content_tokens(r#"[{"role":"user","parts":[{"text":"a\ud800b"}]}]"#, "");
-    let value: compaction_core::json::Value =
-        compaction_core::json::from_str(&lone).unwrap_or_default();
+    let value: Value = lone.parse::<Value>().unwrap_or_default();
     assert_eq!(value["ok"].as_f64(), Some(1.0), "{lone}");
     let garbage = json_api::estimate_content_tokens("[{", "");
     assert!(garbage.contains("INVALID_CONTENT"), "{garbage}");

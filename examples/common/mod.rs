@@ -11,8 +11,8 @@ use compaction_core::calibrated::{
     TokenizerFamily, call_features, response_features, scan,
 };
 use compaction_core::estimate::message_tokens_with;
-use compaction_core::json::{Map, Value};
 use compaction_core::{Content, DEFAULT_IMAGE_TOKEN_ESTIMATE, TextEstimator};
+use compaction_core::{Map, Value};
 
 /// The tokenizers the corpus counts, in the order of `Sample::tokens`.
 pub const TOKENIZERS: [TokenizerFamily; 7] = [
@@ -101,7 +101,8 @@ fn read_lines(path: &str) -> Result<Vec<Value>, String> {
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, l)| {
-            compaction_core::json::from_str(l).map_err(|e| format!("{path}:{}: {e}", i + 1))
+            l.parse::<Value>()
+                .map_err(|e| format!("{path}:{}: {e}", i + 1))
         })
         .collect()
 }

@@ -15,7 +15,7 @@ use common::{Bytes, envelope};
 use compaction_core::json_api::Chats;
 use libfuzzer_sys::fuzz_target;
 use compaction_core::json;
-use compaction_core::json::Value;
+use compaction_core::Value;
 
 const WORDS: [&str; 8] = ["fix", "the", "build", "src/lib.rs", "测试", "テスト", "{\"a\":1}", "\u{1F600}"];
 

@@ -1,6 +1,6 @@
 //! What every target checks of a json_api answer, and a reader of fuzz bytes.
 
-use compaction_core::json::Value;
+use compaction_core::Value;
 
 /// The error codes a JS host may see (`CompactionErrorCode` in types.d.ts).
 pub const CODES: [&str; 8] = [
@@ -18,7 +18,7 @@ pub const CODES: [&str; 8] = [
 /// `{"error": {"code": <a known code>, "message": <non-empty string>}}`.
 /// Returns the `ok` value, or `None` for an error.
 pub fn envelope(text: &str) -> Option<Value> {
-    let value: Value = match compaction_core::json::from_str(text) {
+    let value: Value = match text.parse::<Value>() {
         Ok(v) => v,
         Err(e) => panic!("not JSON ({e}): {text}"),
     };

@@ -546,7 +546,7 @@ fn check_window(window: f64) -> Result<Thresholds, Error> {
 /// `value` held within `min..=max`, as `f64::clamp` computes it (NaN stays
 /// NaN), but without its `min <= max` assertion: that assertion's panic
 /// message formats both bounds with `{:?}`, which links core's float printer
-/// (about 10 KB gzip) into the wasm module (size, docs/performance.md; `scripts/check-wasm`).
+/// into the wasm module (size, docs/performance.md; `scripts/check-wasm`).
 /// Where `f64::clamp` would panic (`max` below `min`), this gives `max`.
 fn clamp(value: f64, min: f64, max: f64) -> f64 {
     let value = if value < min { min } else { value };

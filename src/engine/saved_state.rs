@@ -3,7 +3,7 @@
 //! Every state [`Compactor::save`] writes, [`Compactor::restore_json`]
 //! reads back exactly: counts stay at or below 2^53 − 1 (exact as JS
 //! numbers) and doubles are written in their shortest round-trip form and
-//! read back bit for bit ([`mod@crate::json`] writes the shortest digits that
+//! read back bit for bit ([`ToJson`] writes the shortest digits that
 //! read back to the same double, negative zero as `-0`). Anything else —
 //! a missing or unknown field, a wrong type, a value out of range, an
 //! unknown version — is `INVALID_STATE`, saying what was wrong.
@@ -141,9 +141,9 @@ impl Compactor {
     /// Restores from the JSON [`Compactor::save`] produced.
     ///
     /// ```
-    /// use compaction_core::{Compactor, CompactorConfig, ErrorCode};
+    /// use compaction_core::{Compactor, CompactorConfig, ErrorCode, ToJson};
     /// let chat = Compactor::new(CompactorConfig::new(128_000.0)).unwrap();
-    /// let json = compaction_core::json::to_value(chat.save());
+    /// let json = chat.save().to_json();
     /// assert_eq!(Compactor::restore_json(&json).unwrap().window(), 128_000.0);
     /// let err = Compactor::restore_json(&compaction_core::json!({ "version": 1 })).unwrap_err();
     /// assert_eq!(err.code(), ErrorCode::InvalidState);

@@ -4,10 +4,13 @@
 //! `JSON.stringify` do, and the [`json!`](crate::json!) macro to build
 //! values in code.
 //!
-//! Written for the wasm module's size: serde and serde_json (with their
-//! map, hash table and float printer) cost tens of KB there, for the few
-//! things the library does with JSON — read text the JS layer wrote with
-//! `JSON.stringify`, look fields up, write results back.
+//! Written for the wasm module's size: serde and serde_json bring their
+//! map, hash table and float printer there, generic code many times the
+//! size of what the library does with JSON — read text the JS layer wrote
+//! with `JSON.stringify`, look fields up, write results back (figures:
+//! docs/performance.md). Internal to the crate: hosts get [`Value`],
+//! [`Map`] and [`ToJson`] at the crate root, and with the `serde` feature
+//! conversions to and from `serde_json::Value` (`serde.rs`).
 //!
 //! * `value.rs`: [`Value`] and [`Map`];
 //! * `parse.rs`: the reader (RFC 8259; lone-surrogate escapes read as
@@ -18,10 +21,10 @@
 //!   parser and printer.
 //!
 //! ```
-//! use compaction_core::json::{self, Value};
-//! let v = json::from_str(r#"{"b": 1.5, "a": [true, null, "x\n"]}"#).unwrap();
+//! use compaction_core::Value;
+//! let v: Value = r#"{"b": 1.5, "a": [true, null, "x\n"]}"#.parse().unwrap();
 //! assert_eq!(v["b"], 1.5);
-//! assert_eq!(json::to_string(&v), r#"{"b":1.5,"a":[true,null,"x\n"]}"#);
+//! assert_eq!(v.to_string(), r#"{"b":1.5,"a":[true,null,"x\n"]}"#);
 //! let built = compaction_core::json!({ "b": 1.5, "a": [true, null, "x\n"] });
 //! assert_eq!(built, v);
 //! ```
@@ -30,19 +33,16 @@ use crate::prelude::*;
 
 mod number;
 mod parse;
+#[cfg(feature = "serde")]
+mod serde;
 mod value;
 mod write;
 
-pub use number::{number_to_string, write_number};
-pub use parse::{ParseError, RECURSION_LIMIT, from_str, from_str_nested};
-pub use value::{Map, Value, ValueIndex};
+pub use number::number_to_string;
+pub use parse::{ParseError, from_str, from_str_nested};
+pub use value::{Map, Value};
 pub(crate) use write::Quoted;
 pub use write::{ObjectWriter, ToJson, WriteJson, write_str};
-
-/// `alloc`'s `vec!` and `Vec` for [`json!`]'s expansion, which runs in the
-/// caller's crate, where `alloc` may not be named.
-#[doc(hidden)]
-pub use alloc::{vec as __vec, vec::Vec as __Vec};
 
 /// A value as compact JSON text.
 pub fn to_string<T: ToJson + ?Sized>(value: &T) -> String {
@@ -64,7 +64,7 @@ pub fn to_value<T: ToJson>(value: T) -> Value {
 /// use compaction_core::json;
 /// let name = "read";
 /// let v = json!({ "name": name, "args": [1, 2.5, null, { "deep": true }], (name.len().to_string()): -1 });
-/// assert_eq!(json::to_string(&v), r#"{"name":"read","args":[1,2.5,null,{"deep":true}],"4":-1}"#);
+/// assert_eq!(v.to_string(), r#"{"name":"read","args":[1,2.5,null,{"deep":true}],"4":-1}"#);
 /// ```
 #[macro_export]
 macro_rules! json {
@@ -77,10 +77,10 @@ macro_rules! json {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! json_internal {
-    (@array [$($elems:expr,)*]) => { $crate::json::__vec![$($elems,)*] };
-    (@array [$($elems:expr),*]) => { $crate::json::__vec![$($elems),*] };
+    (@array [$($elems:expr,)*]) => { $crate::__private::vec![$($elems,)*] };
+    (@array [$($elems:expr),*]) => { $crate::__private::vec![$($elems),*] };
     (@array [$($elems:expr,)*] null $($rest:tt)*) => {
-        $crate::json_internal!(@array [$($elems,)* $crate::json::Value::Null] $($rest)*)
+        $crate::json_internal!(@array [$($elems,)* $crate::__private::Value::Null] $($rest)*)
     };
     (@array [$($elems:expr,)*] [$($array:tt)*] $($rest:tt)*) => {
         $crate::json_internal!(@array [$($elems,)* $crate::json_internal!([$($array)*])] $($rest)*)
@@ -89,10 +89,10 @@ macro_rules! json_internal {
         $crate::json_internal!(@array [$($elems,)* $crate::json_internal!({$($map)*})] $($rest)*)
     };
     (@array [$($elems:expr,)*] $next:expr, $($rest:tt)*) => {
-        $crate::json_internal!(@array [$($elems,)* $crate::json::to_value(&$next),] $($rest)*)
+        $crate::json_internal!(@array [$($elems,)* $crate::__private::to_value(&$next),] $($rest)*)
     };
     (@array [$($elems:expr,)*] $last:expr) => {
-        $crate::json_internal!(@array [$($elems,)* $crate::json::to_value(&$last)])
+        $crate::json_internal!(@array [$($elems,)* $crate::__private::to_value(&$last)])
     };
     (@array [$($elems:expr),*] , $($rest:tt)*) => {
         $crate::json_internal!(@array [$($elems,)*] $($rest)*)
@@ -100,35 +100,35 @@ macro_rules! json_internal {
 
     (@object $map:ident) => {};
     (@object $map:ident $key:tt : null $(, $($rest:tt)*)?) => {
-        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json::Value::Null);
+        $crate::__private::Map::insert_key(&mut $map, &$key, $crate::__private::Value::Null);
         $( $crate::json_internal!(@object $map $($rest)*); )?
     };
     (@object $map:ident $key:tt : [$($array:tt)*] $(, $($rest:tt)*)?) => {
-        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json_internal!([$($array)*]));
+        $crate::__private::Map::insert_key(&mut $map, &$key, $crate::json_internal!([$($array)*]));
         $( $crate::json_internal!(@object $map $($rest)*); )?
     };
     (@object $map:ident $key:tt : {$($inner:tt)*} $(, $($rest:tt)*)?) => {
-        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json_internal!({$($inner)*}));
+        $crate::__private::Map::insert_key(&mut $map, &$key, $crate::json_internal!({$($inner)*}));
         $( $crate::json_internal!(@object $map $($rest)*); )?
     };
     (@object $map:ident $key:tt : $value:expr , $($rest:tt)*) => {
-        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json::to_value(&$value));
+        $crate::__private::Map::insert_key(&mut $map, &$key, $crate::__private::to_value(&$value));
         $crate::json_internal!(@object $map $($rest)*);
     };
     (@object $map:ident $key:tt : $value:expr) => {
-        $crate::json::Map::insert_key(&mut $map, &$key, $crate::json::to_value(&$value));
+        $crate::__private::Map::insert_key(&mut $map, &$key, $crate::__private::to_value(&$value));
     };
 
-    (null) => { $crate::json::Value::Null };
-    ([]) => { $crate::json::Value::Array($crate::json::__Vec::new()) };
-    ([ $($tt:tt)+ ]) => { $crate::json::Value::Array($crate::json_internal!(@array [] $($tt)+)) };
-    ({}) => { $crate::json::Value::Object($crate::json::Map::new()) };
+    (null) => { $crate::__private::Value::Null };
+    ([]) => { $crate::__private::Value::Array($crate::__private::Vec::new()) };
+    ([ $($tt:tt)+ ]) => { $crate::__private::Value::Array($crate::json_internal!(@array [] $($tt)+)) };
+    ({}) => { $crate::__private::Value::Object($crate::__private::Map::new()) };
     ({ $($tt:tt)+ }) => {{
-        let mut map = $crate::json::Map::new();
+        let mut map = $crate::__private::Map::new();
         $crate::json_internal!(@object map $($tt)+);
-        $crate::json::Value::Object(map)
+        $crate::__private::Value::Object(map)
     }};
-    ($other:expr) => { $crate::json::to_value(&$other) };
+    ($other:expr) => { $crate::__private::to_value(&$other) };
 }
 
 #[cfg(test)]

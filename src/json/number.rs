@@ -1,5 +1,6 @@
 //! Numbers in JSON text, read and written exactly, without core's float
-//! parser and printer (tens of KB in the wasm module).
+//! parser and printer, whose tables and big-number code would outweigh in
+//! the wasm module the two routines below (figures: docs/performance.md).
 //!
 //! * [`parse_decimal`] turns a decimal (its digits and a power of ten) into
 //!   the nearest double: one multiply or divide when both the digits and

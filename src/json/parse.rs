@@ -47,13 +47,22 @@ impl fmt::Display for ParseError {
 
 impl core::error::Error for ParseError {}
 
+impl core::str::FromStr for Value {
+    type Err = ParseError;
+
+    /// JSON text read as `JSON.parse` reads it.
+    fn from_str(text: &str) -> Result<Value, ParseError> {
+        from_str(text)
+    }
+}
+
 /// Reads JSON text into a value.
 ///
 /// ```
-/// use compaction_core::json::{self, Value};
-/// let v = json::from_str(r#"{"a": [1, "\ud800x"]}"#).unwrap();
+/// use compaction_core::Value;
+/// let v: Value = r#"{"a": [1, "\ud800x"]}"#.parse().unwrap();
 /// assert_eq!(v["a"][1], "\u{fffd}x");
-/// assert!(json::from_str("[1,]").is_err());
+/// assert!("[1,]".parse::<Value>().is_err());
 /// ```
 pub fn from_str(text: &str) -> Result<Value, ParseError> {
     from_str_nested(text, RECURSION_LIMIT)

@@ -5,6 +5,7 @@
 
 use crate::prelude::*;
 
+use super::parse::RECURSION_LIMIT;
 use super::*;
 
 /// A xorshift generator: reproducible random bits.

@@ -19,6 +19,13 @@ pub trait ToJson {
     /// Appends this value's JSON text to `out`.
     fn write_json(&self, out: &mut String);
 
+    /// This value as compact JSON text, as `JSON.stringify` writes it.
+    fn to_json_string(&self) -> String {
+        let mut text = String::new();
+        self.write_json(&mut text);
+        text
+    }
+
     /// This value as a [`Value`] (by default, its text read back).
     fn to_json(&self) -> Value {
         let mut text = String::new();
@@ -284,8 +291,8 @@ impl<K: core::borrow::Borrow<str>, T: ToJson> ToJson for crate::StrMap<K, T> {
 
 /// A string as JSON writes it, quoted and escaped (`"a\"b"`): how error
 /// messages quote what the host gave. (Rust's `{:?}` would do too, but it
-/// links core's Unicode printability tables and escapes, 3.5 KB of the
-/// wasm, for a quoting that JS users do not read as theirs; docs/performance.md.)
+/// links core's Unicode printability tables and escapes into the wasm, for
+/// a quoting that JS users do not read as theirs; docs/performance.md.)
 pub(crate) struct Quoted<'a>(pub(crate) &'a str);
 
 impl core::fmt::Display for Quoted<'_> {

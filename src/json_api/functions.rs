@@ -161,11 +161,7 @@ pub fn ladder_constants() -> String {
 /// list ([`CompactionStatus::ALL`]), so that the JS `CompressionStatus`
 /// enum is built from it rather than repeated.
 pub fn statuses() -> String {
-    let map: crate::json::Map = CompactionStatus::ALL
-        .iter()
-        .map(|s| (s.as_str().to_string(), Value::from(s.code())))
-        .collect();
-    envelope::<Value>(Ok(Value::Object(map)))
+    envelope(Ok(Writer(write_statuses)))
 }
 
 /// The reference's alias names, alias to number
@@ -175,11 +171,64 @@ pub fn statuses() -> String {
 /// status's own name). Apart from [`statuses`], whose keys are exactly the
 /// `statusName`s a result can carry.
 pub fn status_aliases() -> String {
-    let map: crate::json::Map = CompactionStatus::ALIASES
-        .iter()
-        .map(|(name, s)| (name.to_string(), Value::from(s.code())))
-        .collect();
-    envelope::<Value>(Ok(Value::Object(map)))
+    envelope(Ok(Writer(write_status_aliases)))
+}
+
+/// The core's lists the JS layer is generated from, in one answer
+/// (`{"statuses", "statusAliases", "errorCodes", "steps"}`): what
+/// [`statuses`], [`status_aliases`] and [`error_codes`] answer, and the
+/// keys of a compaction's steps, name to key (`{"SUMMARIZE": "summarize",
+/// ...}`, [`Step::KINDS`]). scripts/build writes the JS layer's `STATUSES`,
+/// `STATUS_ALIASES` and `STEPS` from it and checks the `.d.ts` against it,
+/// so the JS reads a step by the key the core writes, never by a copy of
+/// its text.
+pub fn lists() -> String {
+    let mut out = String::from("{\"ok\":");
+    let mut o = ObjectWriter::new(&mut out);
+    write_statuses(o.key("statuses"));
+    write_status_aliases(o.key("statusAliases"));
+    write_error_codes(o.key("errorCodes"));
+    write_steps(o.key("steps"));
+    o.end();
+    out.push('}');
+    out
+}
+
+/// A list written by a function, as an envelope's value or a field.
+struct Writer(fn(&mut String));
+
+impl ToJson for Writer {
+    fn write_json(&self, out: &mut String) {
+        (self.0)(out);
+    }
+}
+
+fn write_statuses(out: &mut String) {
+    let mut o = ObjectWriter::new(out);
+    for status in CompactionStatus::ALL {
+        o.field(status.as_str(), &status.code());
+    }
+    o.end();
+}
+
+fn write_status_aliases(out: &mut String) {
+    let mut o = ObjectWriter::new(out);
+    for (alias, status) in CompactionStatus::ALIASES {
+        o.field(alias, &status.code());
+    }
+    o.end();
+}
+
+fn write_error_codes(out: &mut String) {
+    ErrorCode::ALL.map(|c| c.as_str()).write_json(out);
+}
+
+fn write_steps(out: &mut String) {
+    let mut o = ObjectWriter::new(out);
+    for (name, key) in Step::KINDS {
+        o.field(name, &key);
+    }
+    o.end();
 }
 
 /// The limits of a model from the dated table ([`mod@crate::model_limits`],
@@ -192,7 +241,7 @@ pub fn model_limits(model_id: &str) -> String {
 
 /// Every error code, from the one list ([`ErrorCode::ALL`]).
 pub fn error_codes() -> String {
-    envelope::<Vec<&str>>(Ok(ErrorCode::ALL.iter().map(|c| c.as_str()).collect()))
+    envelope(Ok(Writer(write_error_codes)))
 }
 
 /// A copy of one message slimmed to `budget_tokens` the way compaction slims

@@ -1,5 +1,7 @@
-//! A compaction's steps as the JS layer reads them: `summarize` or `done`,
-//! the done result's data, and the host's own copies in its `head`.
+//! A compaction's steps as the JS layer reads them: `summarize`, `done` or
+//! `needHistory` (keys declared once, [`Step::KINDS`], and generated into
+//! the JS layer), the done result's data, and the host's own copies in its
+//! `head`.
 
 use super::*;
 use crate::engine::head;
@@ -64,21 +66,39 @@ pub enum Step {
     NeedHistory,
 }
 
-/// `{"summarize": {"id", "request"}}` or `{"done": result}`.
+impl Step {
+    /// The key of a [`Step::Summarize`] on the wire.
+    pub const SUMMARIZE: &'static str = "summarize";
+    /// The key of a [`Step::Done`] on the wire.
+    pub const DONE: &'static str = "done";
+    /// The key of a [`Step::NeedHistory`] on the wire.
+    pub const NEED_HISTORY: &'static str = "needHistory";
+    /// Every step's key, by the name the JS layer gives it: scripts/build
+    /// writes them into the JS layer's generated `statuses.js`
+    /// ([`super::lists`]), which reads a step by its key.
+    pub const KINDS: [(&'static str, &'static str); 3] = [
+        ("SUMMARIZE", Step::SUMMARIZE),
+        ("DONE", Step::DONE),
+        ("NEED_HISTORY", Step::NEED_HISTORY),
+    ];
+}
+
+/// `{"summarize": {"id", "request"}}`, `{"done": result}` or
+/// `{"needHistory": true}`: an object with one key, from [`Step::KINDS`].
 impl ToJson for Step {
     fn write_json(&self, out: &mut String) {
         let mut o = ObjectWriter::new(out);
         match self {
             Step::Summarize { id, request } => {
-                let mut s = ObjectWriter::new(o.key("summarize"));
+                let mut s = ObjectWriter::new(o.key(Step::SUMMARIZE));
                 s.field("id", id).field("request", request);
                 s.end();
             }
             Step::Done(result) => {
-                o.field("done", result);
+                o.field(Step::DONE, result);
             }
             Step::NeedHistory => {
-                o.field("needHistory", &true);
+                o.field(Step::NEED_HISTORY, &true);
             }
         }
         o.end();

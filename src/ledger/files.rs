@@ -195,8 +195,8 @@ pub(crate) fn loose(name: &str) -> String {
 /// The lower case of the letters whose case a name or heading is likely to
 /// change in (ASCII, Latin-1, Greek, Cyrillic); every other char as it is.
 /// By arithmetic, not `char::to_lowercase`, whose table of every Unicode
-/// case pair is 11.7 KB of the wasm for names and headings that are almost
-/// always ASCII.
+/// case pair would be linked into the wasm for names and headings that are
+/// almost always ASCII (docs/performance.md).
 pub(crate) fn fold_case(c: char) -> char {
     let u = c as u32;
     let lower = match u {

@@ -8,7 +8,8 @@
 //!   headers recognised), in first-seen order with the last operation;
 //! * **the user's own words**: the user's messages that are not tool
 //!   results, verbatim, newest first, within a token budget; a long paste
-//!   is cut in its middle with a marker that says how much was cut.
+//!   is cut in its middle by slimming's cutter, with its marker
+//!   (`[… N characters removed by compaction …]`).
 //!
 //! [`Ledger::from_messages`] builds it from the head a compaction replaces,
 //! including the ledger section of an earlier summary found there, so it
@@ -53,6 +54,7 @@ use crate::content::{Content, PartKind};
 use crate::error::{Error, ErrorCode, show_number};
 use crate::estimate::{EstimateOptions, estimate_text_tokens};
 use crate::read::Fields;
+use crate::slim::cut_middle;
 use crate::summary_request::{is_compaction_message, is_summary_message};
 
 pub use check::{SummaryCheck, check, check_with_prompt, required_sections};
@@ -464,9 +466,11 @@ fn user_words(message: &Content) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-/// `text`, or its beginning (two thirds) and end (one third) around a
-/// marker `[… N characters cut by compaction …]`, at most `limit` tokens;
-/// `None` when not even a short cut fits.
+/// `text`, or its beginning (two thirds: what was asked comes first) and
+/// end (one third) around slimming's marker (`[… N characters removed by
+/// compaction …]`, inline: a quoted line stays one line), cut by
+/// [`cut_middle`] to at most `limit` tokens; `None` when not even a short
+/// cut fits.
 fn fit_text(text: &str, limit: f64, estimate: &EstimateOptions) -> Option<String> {
     let tokens = |s: &str| estimate_text_tokens(s, estimate) as f64;
     if tokens(text) <= limit {
@@ -475,40 +479,34 @@ fn fit_text(text: &str, limit: f64, estimate: &EstimateOptions) -> Option<String
     if limit < 1.0 {
         return None;
     }
-    // Binary search on the bytes kept. During the search the marker counts
-    // the bytes cut, which has at least as many digits as the characters
-    // cut, so the final text is never longer than the one measured.
-    let cut_at = |kept: usize| -> (usize, usize) {
+    let bounds = |kept: usize| -> (usize, usize) {
         let head = floor_boundary(text, kept * 2 / 3);
         let tail = ceil_boundary(text, text.len() - (kept - kept * 2 / 3)).max(head);
         (head, tail)
     };
-    let join = |head: usize, tail: usize, n: usize| {
-        format!(
-            "{} [… {n} characters cut by compaction …] {}",
-            text.get(..head).unwrap_or_default().trim_end(),
-            text.get(tail..).unwrap_or_default().trim_start()
-        )
+    // Binary search on the bytes kept. While it searches, the marker counts
+    // the bytes cut, which has at least as many digits as the characters
+    // cut, so the text returned is never longer than the one measured.
+    let probe = |kept: usize| {
+        let (head, tail) = bounds(kept);
+        tokens(&cut_middle(text, head, tail, tail - head, ' ')) <= limit
     };
     let (mut lo, mut hi) = (0usize, text.len());
+    let mut found = false;
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
-        let (head, tail) = cut_at(mid);
-        if tokens(&join(head, tail, tail - head)) <= limit {
-            lo = mid;
+        if probe(mid) {
+            (lo, found) = (mid, true);
         } else {
             hi = mid - 1;
         }
     }
-    let (head, tail) = cut_at(lo);
-    let (bytes_probe, chars_cut) = (
-        join(head, tail, tail - head),
-        text.get(head..tail).unwrap_or_default().chars().count(),
-    );
-    if tokens(&bytes_probe) > limit {
+    if !found && !probe(0) {
         return None;
     }
-    Some(join(head, tail, chars_cut))
+    let (head, tail) = bounds(lo);
+    let cut = text.get(head..tail).unwrap_or_default().chars().count();
+    Some(cut_middle(text, head, tail, cut, ' '))
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {

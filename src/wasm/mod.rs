@@ -122,18 +122,13 @@ pub fn slim_message(message: &str, budget_tokens: f64, options: &str) -> String 
     json_api::slim_message(message, budget_tokens, options)
 }
 
-/// The statuses, name to number: scripts/build writes the JS
-/// `CompressionStatus` enum from it (the web build needs the enum before
-/// `init()`, so it is generated, not read at run time).
+/// The core's lists (statuses, their aliases, error codes, the steps'
+/// keys): scripts/build writes the JS layer's `CompressionStatus` and step
+/// keys from them and checks the `.d.ts` against them (the web build needs
+/// them before `init()`, so they are generated, not read at run time).
 #[wasm_bindgen]
-pub fn statuses() -> String {
-    json_api::statuses()
-}
-
-/// Every error code: scripts/build checks the `.d.ts` declares exactly these.
-#[wasm_bindgen]
-pub fn error_codes() -> String {
-    json_api::error_codes()
+pub fn lists() -> String {
+    json_api::lists()
 }
 
 /// `new ChatCompactor(options)`.
@@ -164,12 +159,6 @@ pub fn chat_save(handle: u32) -> String {
 #[wasm_bindgen]
 pub fn chat_state(handle: u32) -> String {
     chats(&mut |c| c.state(handle))
-}
-
-/// The reference implementation's names for statuses (`CompressionStatus` aliases).
-#[wasm_bindgen]
-pub fn status_aliases() -> String {
-    json_api::status_aliases()
 }
 
 /// `modelLimits(modelId)`.

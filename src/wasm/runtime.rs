@@ -7,8 +7,8 @@
 //! The panic handler traps at once, as `panic = "abort"` did with `std`,
 //! without formatting the message: std's panic path (its hook, the
 //! message's formatting and printing, to nowhere on wasm32-unknown-unknown)
-//! is not linked. With `thread_local!` gone too, the no-std step took the
-//! web build from 111,913 to 110,062 bytes gzip; the panic sites' messages
+//! is not linked. With `thread_local!` gone too, the no-std step made the
+//! web build smaller (docs/performance.md); the panic sites' messages
 //! and locations stay in the data, since core's prebuilt panics take them.
 //! No input reaches a panic (the crate returns typed errors;
 //! `scripts/fuzz` checks it), so nothing a user sees changes.

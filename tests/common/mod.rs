@@ -7,8 +7,9 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use compaction_core::Content;
+use compaction_core::ToJson;
+use compaction_core::Value;
 use compaction_core::json;
-use compaction_core::json::Value;
 
 pub fn user(text: &str) -> Content {
     Content::text("user", text)
@@ -34,7 +35,7 @@ pub fn response(name: &str) -> Content {
 
 /// A tool result whose output is `chars` characters long (JSON counts ÷ 2).
 /// A model turn calling `name` with `args`.
-pub fn call_with(name: &str, args: compaction_core::json::Value) -> Content {
+pub fn call_with(name: &str, args: Value) -> Content {
     Content::from_value(
         json!({ "role": "model", "parts": [{ "functionCall": { "name": name, "args": args } }] }),
         "call",
@@ -79,7 +80,7 @@ pub fn conversation(pairs: usize, chars: usize) -> Vec<Content> {
 
 /// The history as JSON text, to compare byte for byte.
 pub fn snapshot(history: &[Content]) -> String {
-    compaction_core::json::to_string(history)
+    history.to_json_string()
 }
 
 /// The request of a decision that must be a summary request, its id and
@@ -249,7 +250,7 @@ impl Rng {
 
 /// The value of an `{"ok": …}` envelope of the JSON API (nothing else in it).
 pub fn ok(envelope: String) -> Value {
-    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
+    let value: Value = envelope.parse::<Value>().expect("an envelope is JSON");
     let object = value.as_object().expect("an envelope is an object");
     assert_eq!(object.len(), 1, "{envelope}");
     match object.get("ok") {
@@ -260,7 +261,7 @@ pub fn ok(envelope: String) -> Value {
 
 /// The `(code, message)` of an error envelope of the JSON API.
 pub fn err(envelope: String) -> (String, String) {
-    let value: Value = compaction_core::json::from_str(&envelope).expect("an envelope is JSON");
+    let value: Value = envelope.parse::<Value>().expect("an envelope is JSON");
     let error = match value.get("error") {
         Some(e) => e.clone(),
         None => panic!("expected an error, got {envelope}"),

@@ -11,19 +11,18 @@
 // stable `code`.
 //
 // `./wasm.js` is the wasm-bindgen glue of the target being built (web,
-// bundler or node) and `./statuses.js` the core's list of statuses;
-// scripts/build stages both next to this file.
+// bundler or node) and `./statuses.js` the core's list of statuses and its
+// steps' keys; scripts/build stages both next to this file.
 import * as wasm from "./wasm.js";
-// The statuses, name → number, written by scripts/build from the core's list.
-import { STATUS_ALIASES, STATUSES } from "./statuses.js";
+// The statuses, name → number, and the keys of a compaction's steps
+// (json_api's Step: summarize, done, needHistory), name → key, written by
+// scripts/build from the core's lists.
+import { STATUS_ALIASES, STATUSES, STEPS } from "./statuses.js";
 import { fingerprint, foldPrints, laneHex, valueFingerprint } from "./fingerprint.js";
 
 const ERROR_NAME = "CompactionError";
 const BUSY_MESSAGE = "the chat is in use by another call; wait for it to finish";
 const FREED_MESSAGE = "this chat was freed";
-// What chat_before_send answers when it was asked without the history and
-// needs it (json_api's Step::NeedHistory), compared as the exact text.
-const NEED_HISTORY = '{"ok":{"needHistory":true}}';
 
 /** A real `Error` named `CompactionError` with `.code` (and `.cause` when given). */
 function compactionError(code, message, cause) {
@@ -654,10 +653,10 @@ export class ChatCompactor {
     // the history (""), and serialize a long one only when the core says
     // it needs it (a resumed session, or compaction due).
     let snapshot = [];
-    let first = wasm.chat_before_send(handle, "", message);
-    if (first === NEED_HISTORY) {
+    let first = unwrap(wasm.chat_before_send(handle, "", message));
+    if (first[STEPS.NEED_HISTORY] === true) {
       snapshot = copy(history);
-      first = wasm.chat_before_send(handle, historyJson(snapshot, "history"), message);
+      first = unwrap(wasm.chat_before_send(handle, historyJson(snapshot, "history"), message));
     }
     return this.#drive(handle, first, history, snapshot, callback, signal, userMessage);
   }
@@ -677,7 +676,7 @@ export class ChatCompactor {
     this.#idle();
     const snapshot = copy(history);
     const list = historyJson(snapshot, "history");
-    return this.#drive(handle, wasm.chat_compact(handle, list, focus ?? ""), history, snapshot, callback, signal, []);
+    return this.#drive(handle, unwrap(wasm.chat_compact(handle, list, focus ?? "")), history, snapshot, callback, signal, []);
   }
 
   /** BUSY when a run is in flight on this chat. */
@@ -691,15 +690,14 @@ export class ChatCompactor {
    * until the core is done. Always settles: with a result, or with a
    * `CompactionError` when the core refuses a step (BUSY, a freed chat).
    */
-  async #drive(handle, firstStep, history, snapshot, callback, signal, pending) {
-    let step = unwrap(firstStep);
-    if (step.done) return this.#finish(step.done, history, snapshot, undefined, false, pending);
+  async #drive(handle, step, history, snapshot, callback, signal, pending) {
+    if (step[STEPS.DONE]) return this.#finish(step[STEPS.DONE], history, snapshot, undefined, false, pending);
     this.#run = { cancel: null };
     let hostCause;
     let failed = false;
     try {
-      while (step.summarize) {
-        const outcome = await this.#ask(handle, step.summarize, callback, signal);
+      while (step[STEPS.SUMMARIZE]) {
+        const outcome = await this.#ask(handle, step[STEPS.SUMMARIZE], callback, signal);
         failed = outcome.failed;
         hostCause = outcome.cause;
         step = outcome.step;
@@ -707,7 +705,7 @@ export class ChatCompactor {
     } finally {
       this.#run = null;
     }
-    return this.#finish(step.done, history, snapshot, hostCause, failed, pending);
+    return this.#finish(step[STEPS.DONE], history, snapshot, hostCause, failed, pending);
   }
 
   /** The result of a `done` step, its compaction recorded for `reapply` when COMPRESSED. */
