@@ -254,3 +254,24 @@ test("a function or a Symbol in a numeric field is a typed error naming the fiel
     }
   }
 });
+
+test("a bad value reads the same whichever side finds it: the JS layer describes it in the core's words", () => {
+  // `setWindow` checks its argument in JS; the constructor's `window` is
+  // read by the core (src/read.rs's describe). One vocabulary for both.
+  const chat = new cc.ChatCompactor({ window: 32_000 });
+  const got = (run) => {
+    try {
+      run();
+    } catch (error) {
+      assert.equal(error.code, "INVALID_ARGUMENT", error.message);
+      return error.message.slice(error.message.indexOf(", got ") + 6);
+    }
+    assert.fail("no error");
+  };
+  for (const value of [true, false, [1], {}, "32000", () => 1, Symbol("w")]) {
+    const js = got(() => chat.setWindow(value));
+    const core = got(() => new cc.ChatCompactor({ window: value }));
+    assert.equal(js, core, `${String(typeof value)}: the JS layer says "${js}", the core "${core}"`);
+  }
+  chat.free();
+});

@@ -40,17 +40,39 @@ function unwrap(text) {
   return envelope.ok;
 }
 
-/** `typeof`-style description of a host value for error messages; never throws. */
+/**
+ * A host value described for error messages in the core's words
+ * (`read::describe` in src/read.rs: "null", "an array", "the string \"…\"",
+ * "the number 3", "the boolean true", "an object", "a function", "a
+ * Symbol"), so a bad value reads the same whichever side finds it; never
+ * throws.
+ */
 function describe(value) {
+  const type = typeof value;
   try {
     if (value === null) return "null";
     if (Array.isArray(value)) return "an array";
-    if (typeof value === "string") return value.length > 40 ? "a string" : `the string ${JSON.stringify(value)}`;
-    if (typeof value === "number") return `the number ${String(value)}`;
   } catch {
-    // A revoked proxy: Array.isArray throws. Fall through to its typeof.
+    // A revoked proxy: Array.isArray throws. Described by its typeof.
   }
-  return `a value of type ${typeof value}`;
+  switch (type) {
+    case "string":
+      return value.length > 40 ? "a string" : `the string ${JSON.stringify(value)}`;
+    case "number":
+      return `the number ${String(value)}`;
+    case "boolean":
+      return `the boolean ${value}`;
+    case "object":
+      return "an object";
+    case "function":
+      return "a function";
+    case "symbol":
+      return "a Symbol";
+    case "bigint":
+      return "a BigInt";
+    default:
+      return type;
+  }
 }
 
 /** The message of a thrown host value; never throws. */
