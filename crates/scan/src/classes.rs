@@ -244,7 +244,12 @@ pub(super) fn other(u: u32) -> Other {
             u.is_multiple_of(2),
             !u.is_multiple_of(2),
         ),
-        0x100..=0x24F | 0x1E00..=0x1EFF => letter(
+        0x100..=0x24F => letter(
+            Feature::latin_ext_a_letters,
+            u.is_multiple_of(2),
+            !u.is_multiple_of(2),
+        ),
+        0x1E00..=0x1EFF => letter(
             Feature::latin_ext_letters,
             u.is_multiple_of(2),
             !u.is_multiple_of(2),
@@ -253,8 +258,18 @@ pub(super) fn other(u: u32) -> Other {
         0x300..=0x36F | 0x1DC0..=0x1DFF => letter(Feature::combining_marks, false, false),
         0x391..=0x3A9 => letter(Feature::greek_letters, true, false),
         0x370..=0x3FF | 0x1F00..=0x1FFF => letter(Feature::greek_letters, false, true),
-        0x400..=0x42F => letter(Feature::cyrillic_letters, true, false),
-        0x430..=0x52F => letter(Feature::cyrillic_letters, false, true),
+        // Russian's alphabet: А to я, Ё and ё.
+        0x410..=0x42F | 0x401 => letter(Feature::cyrillic_letters, true, false),
+        0x430..=0x44F | 0x451 => letter(Feature::cyrillic_letters, false, true),
+        0x400..=0x40F => letter(Feature::cyrillic_ext_letters, true, false),
+        0x450..=0x45F => letter(Feature::cyrillic_ext_letters, false, true),
+        // Cyrillic's other letters pair capital and small letters on even
+        // and odd code points, as Latin Extended-A does.
+        0x460..=0x52F => letter(
+            Feature::cyrillic_ext_letters,
+            u.is_multiple_of(2),
+            !u.is_multiple_of(2),
+        ),
         0x531..=0x556 => letter(Feature::armenian_letters, true, false),
         0x530..=0x58F => letter(Feature::armenian_letters, false, true),
         0x590..=0x5FF | 0xFB1D..=0xFB4F => letter(Feature::hebrew_letters, false, false),

@@ -59,6 +59,8 @@ pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "hex_chars",
     "repeat_pieces",
     "utf8_bytes",
+    "latin_ext_a_letters",
+    "cyrillic_ext_letters",
 ];
 
 /// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`.
@@ -66,112 +68,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // universal
     FamilyWeights {
         text: [
-            0.056124,  // latin_letters
-            0.374229,  // words
+            0.0586183, // latin_letters
+            0.408143,  // words
             0.0,       // case_humps
-            0.130688,  // upper_letters
+            0.114102,  // upper_letters
             0.0,       // caps_letters
-            0.242041,  // vowels
+            0.192459,  // vowels
             0.0,       // consonant_clusters
-            0.598776,  // rare_bigrams
-            1.23863,   // latin_ext_letters
-            1.95241,   // combining_marks
-            0.450742,  // vietnamese_letters
-            0.282769,  // cyrillic_letters
-            0.461434,  // greek_letters
-            0.534933,  // armenian_letters
-            0.70305,   // georgian_letters
-            0.408072,  // hebrew_letters
-            0.322704,  // arabic_letters
-            0.527506,  // devanagari_letters
-            0.460413,  // bengali_letters
-            0.533112,  // tamil_letters
-            0.715216,  // indic_letters
-            0.351344,  // thai_letters
-            0.906115,  // other_letters
-            0.339753,  // script_words
+            0.538187,  // rare_bigrams
+            1.11127,   // latin_ext_letters
+            2.03558,   // combining_marks
+            0.289474,  // vietnamese_letters
+            0.244974,  // cyrillic_letters
+            0.419702,  // greek_letters
+            0.514191,  // armenian_letters
+            0.650546,  // georgian_letters
+            0.380741,  // hebrew_letters
+            0.287227,  // arabic_letters
+            0.482594,  // devanagari_letters
+            0.429082,  // bengali_letters
+            0.489881,  // tamil_letters
+            0.661536,  // indic_letters
+            0.327003,  // thai_letters
+            0.870224,  // other_letters
+            0.307661,  // script_words
             0.0,       // long_word_excess
-            0.634642,  // han
-            0.615221,  // kana
-            0.722982,  // hangul
-            0.318631,  // cjk_runs
-            0.382883,  // cjk_punct
-            0.15469,   // digits
-            1.30911,   // digit_runs
-            0.110287,  // digit_triples
-            0.399612,  // space_before_digit
-            0.842058,  // newlines
+            0.635616,  // han
+            0.606525,  // kana
+            0.75919,   // hangul
+            0.100373,  // cjk_runs
+            0.48925,   // cjk_punct
+            0.201031,  // digits
+            1.29706,   // digit_runs
+            0.0,       // digit_triples
+            0.518394,  // space_before_digit
+            1.05659,   // newlines
             0.0,       // blank_lines
-            0.440012,  // indent_runs
+            0.231783,  // indent_runs
             0.0,       // indent_chars
-            0.489059,  // tabs
-            0.290983,  // ascii_punct
-            0.193392,  // punct_runs
-            0.384127,  // punct_before_word
-            1.00373,   // bmp_symbols
+            0.425001,  // tabs
+            0.27913,   // ascii_punct
+            0.281529,  // punct_runs
+            0.436474,  // punct_before_word
+            0.993801,  // bmp_symbols
             0.0,       // astral_symbols
-            2.12688,   // emoji
-            4.3214,    // bmp_emoji
-            1.57297,   // flags
-            1.11502,   // emoji_parts
-            0.0187931, // base64_chars
+            1.99863,   // emoji
+            4.52483,   // bmp_emoji
+            1.70335,   // flags
+            1.17764,   // emoji_parts
+            0.0637591, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.24518,   // latin_ext_a_letters
+            1.21109,   // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.146823,   // latin_letters
-            0.417598,   // words
+            0.149018,   // latin_letters
+            0.408532,   // words
             0.0,        // case_humps
-            0.22644,    // upper_letters
+            0.239217,   // upper_letters
             0.0,        // caps_letters
-            0.375535,   // vowels
-            0.0793308,  // consonant_clusters
-            0.474763,   // rare_bigrams
-            2.0502,     // latin_ext_letters
-            2.03925,    // combining_marks
-            2.60654,    // vietnamese_letters
-            0.582289,   // cyrillic_letters
-            1.23563,    // greek_letters
-            2.08105,    // armenian_letters
-            2.05015,    // georgian_letters
-            1.06191,    // hebrew_letters
-            0.924052,   // arabic_letters
-            1.2911,     // devanagari_letters
-            1.8823,     // bengali_letters
-            2.01306,    // tamil_letters
-            2.18361,    // indic_letters
-            1.07303,    // thai_letters
-            2.06444,    // other_letters
-            0.606597,   // script_words
+            0.363676,   // vowels
+            0.0799147,  // consonant_clusters
+            0.469844,   // rare_bigrams
+            1.99421,    // latin_ext_letters
+            2.03089,    // combining_marks
+            2.52902,    // vietnamese_letters
+            0.524987,   // cyrillic_letters
+            1.24957,    // greek_letters
+            2.07961,    // armenian_letters
+            2.05442,    // georgian_letters
+            1.08795,    // hebrew_letters
+            0.942765,   // arabic_letters
+            1.311,      // devanagari_letters
+            1.89163,    // bengali_letters
+            2.01702,    // tamil_letters
+            2.18685,    // indic_letters
+            1.07842,    // thai_letters
+            2.06055,    // other_letters
+            0.469114,   // script_words
             0.0,        // long_word_excess
-            0.965279,   // han
-            1.04771,    // kana
-            1.17238,    // hangul
-            1.21027,    // cjk_runs
+            0.9622,     // han
+            1.04239,    // kana
+            1.16883,    // hangul
+            1.19384,    // cjk_runs
             0.0,        // cjk_punct
-            0.499175,   // digits
-            0.0876931,  // digit_runs
-            1.07181,    // digit_triples
-            0.716503,   // space_before_digit
-            0.453217,   // newlines
+            0.540479,   // digits
+            0.176364,   // digit_runs
+            0.890759,   // digit_triples
+            0.787521,   // space_before_digit
+            0.41601,    // newlines
             0.0,        // blank_lines
-            0.400801,   // indent_runs
-            0.00488604, // indent_chars
-            0.512982,   // tabs
-            0.51683,    // ascii_punct
+            0.401986,   // indent_runs
+            0.00572643, // indent_chars
+            0.521249,   // tabs
+            0.525641,   // ascii_punct
             0.0,        // punct_runs
-            0.0240433,  // punct_before_word
-            1.33736,    // bmp_symbols
+            0.00771272, // punct_before_word
+            1.34664,    // bmp_symbols
             0.0,        // astral_symbols
-            2.67176,    // emoji
-            1.65011,    // bmp_emoji
-            3.25829,    // flags
-            3.14688,    // emoji_parts
+            2.65426,    // emoji
+            1.63771,    // bmp_emoji
+            3.24992,    // flags
+            3.12417,    // emoji_parts
             0.0,        // base64_chars
             0.0,        // hex_chars
-            1.07143,    // repeat_pieces
+            1.06416,    // repeat_pieces
             0.0,        // utf8_bytes
+            2.2595,     // latin_ext_a_letters
+            2.67835,    // cyrillic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -181,112 +187,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // o200k
     FamilyWeights {
         text: [
-            0.0558348,   // latin_letters
-            0.451727,    // words
-            0.0,         // case_humps
-            0.176196,    // upper_letters
-            0.0,         // caps_letters
-            0.159745,    // vowels
-            0.0,         // consonant_clusters
-            0.436065,    // rare_bigrams
-            1.03693,     // latin_ext_letters
-            2.13434,     // combining_marks
-            0.19931,     // vietnamese_letters
-            0.26185,     // cyrillic_letters
-            0.399472,    // greek_letters
-            0.300948,    // armenian_letters
-            0.343401,    // georgian_letters
-            0.393234,    // hebrew_letters
-            0.277678,    // arabic_letters
-            0.408212,    // devanagari_letters
-            0.279424,    // bengali_letters
-            0.411532,    // tamil_letters
-            0.362477,    // indic_letters
-            0.35344,     // thai_letters
-            0.548145,    // other_letters
-            0.0292721,   // script_words
-            0.0,         // long_word_excess
-            0.682301,    // han
-            0.676702,    // kana
-            0.597145,    // hangul
-            0.26877,     // cjk_runs
-            0.360875,    // cjk_punct
-            0.00713707,  // digits
-            0.839535,    // digit_runs
-            0.721779,    // digit_triples
-            0.650365,    // space_before_digit
-            0.996007,    // newlines
-            0.0,         // blank_lines
-            0.56571,     // indent_runs
-            0.0,         // indent_chars
-            0.495832,    // tabs
-            0.37164,     // ascii_punct
-            0.0846426,   // punct_runs
-            0.143554,    // punct_before_word
-            1.17908,     // bmp_symbols
-            0.0,         // astral_symbols
-            1.948,       // emoji
-            2.97075,     // bmp_emoji
-            1.66234,     // flags
-            1.32348,     // emoji_parts
-            0.0615316,   // base64_chars
-            0.000121086, // hex_chars
-            1.0,         // repeat_pieces
-            0.0,         // utf8_bytes
+            0.0595432,  // latin_letters
+            0.480279,   // words
+            0.0,        // case_humps
+            0.112132,   // upper_letters
+            0.0,        // caps_letters
+            0.105495,   // vowels
+            0.00542059, // consonant_clusters
+            0.446414,   // rare_bigrams
+            0.886878,   // latin_ext_letters
+            2.24301,    // combining_marks
+            0.0976884,  // vietnamese_letters
+            0.210912,   // cyrillic_letters
+            0.353877,   // greek_letters
+            0.270751,   // armenian_letters
+            0.285024,   // georgian_letters
+            0.332016,   // hebrew_letters
+            0.220311,   // arabic_letters
+            0.330734,   // devanagari_letters
+            0.217023,   // bengali_letters
+            0.363244,   // tamil_letters
+            0.320444,   // indic_letters
+            0.301084,   // thai_letters
+            0.497715,   // other_letters
+            0.129352,   // script_words
+            0.0,        // long_word_excess
+            0.693459,   // han
+            0.674666,   // kana
+            0.644396,   // hangul
+            0.0309435,  // cjk_runs
+            0.340315,   // cjk_punct
+            0.0,        // digits
+            0.966984,   // digit_runs
+            0.450193,   // digit_triples
+            1.03961,    // space_before_digit
+            1.27476,    // newlines
+            0.0,        // blank_lines
+            0.261433,   // indent_runs
+            0.0,        // indent_chars
+            0.456368,   // tabs
+            0.357998,   // ascii_punct
+            0.180675,   // punct_runs
+            0.202853,   // punct_before_word
+            1.1856,     // bmp_symbols
+            0.0,        // astral_symbols
+            1.75694,    // emoji
+            2.99907,    // bmp_emoji
+            1.62659,    // flags
+            1.4145,     // emoji_parts
+            0.105773,   // base64_chars
+            0.0486881,  // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.03459,    // latin_ext_a_letters
+            0.56163,    // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.124529, // latin_letters
-            0.372696, // words
+            0.122937, // latin_letters
+            0.333091, // words
             0.0,      // case_humps
-            0.24774,  // upper_letters
+            0.257536, // upper_letters
             0.0,      // caps_letters
-            0.251158, // vowels
+            0.264413, // vowels
             0.0,      // consonant_clusters
-            0.495973, // rare_bigrams
-            1.37225,  // latin_ext_letters
-            1.80418,  // combining_marks
-            1.03764,  // vietnamese_letters
-            0.391362, // cyrillic_letters
-            0.606871, // greek_letters
-            0.558827, // armenian_letters
-            0.463739, // georgian_letters
-            0.547289, // hebrew_letters
-            0.478127, // arabic_letters
-            0.597125, // devanagari_letters
-            0.508213, // bengali_letters
-            0.562431, // tamil_letters
-            0.676818, // indic_letters
-            0.48701,  // thai_letters
-            0.795122, // other_letters
-            0.242077, // script_words
+            0.499702, // rare_bigrams
+            1.38201,  // latin_ext_letters
+            1.80882,  // combining_marks
+            1.0646,   // vietnamese_letters
+            0.363552, // cyrillic_letters
+            0.590657, // greek_letters
+            0.528762, // armenian_letters
+            0.436832, // georgian_letters
+            0.532846, // hebrew_letters
+            0.456194, // arabic_letters
+            0.58428,  // devanagari_letters
+            0.492053, // bengali_letters
+            0.543143, // tamil_letters
+            0.653726, // indic_letters
+            0.474567, // thai_letters
+            0.780656, // other_letters
+            0.397223, // script_words
             0.0,      // long_word_excess
-            0.908283, // han
-            0.767088, // kana
-            0.943804, // hangul
-            0.255435, // cjk_runs
+            0.912,    // han
+            0.770058, // kana
+            0.956303, // hangul
+            0.236235, // cjk_runs
             0.0,      // cjk_punct
             0.0,      // digits
-            1.08964,  // digit_runs
-            0.332577, // digit_triples
-            0.737756, // space_before_digit
-            0.386254, // newlines
+            1.02234,  // digit_runs
+            0.419919, // digit_triples
+            0.755115, // space_before_digit
+            0.41386,  // newlines
             0.0,      // blank_lines
-            0.558888, // indent_runs
+            0.606907, // indent_runs
             0.0,      // indent_chars
-            0.514092, // tabs
-            0.431783, // ascii_punct
-            0.174261, // punct_runs
+            0.513057, // tabs
+            0.444764, // ascii_punct
+            0.13125,  // punct_runs
             0.0,      // punct_before_word
-            1.04156,  // bmp_symbols
+            1.06993,  // bmp_symbols
             0.0,      // astral_symbols
-            2.0906,   // emoji
-            4.74744,  // bmp_emoji
-            1.62945,  // flags
-            1.78875,  // emoji_parts
+            2.08154,  // emoji
+            4.83017,  // bmp_emoji
+            1.65505,  // flags
+            1.80097,  // emoji_parts
             0.0,      // base64_chars
             0.0,      // hex_chars
             1.0,      // repeat_pieces
             0.0,      // utf8_bytes
+            1.35481,  // latin_ext_a_letters
+            0.560452, // cyrillic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -296,112 +306,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // cl100k
     FamilyWeights {
         text: [
-            0.0516067, // latin_letters
-            0.459702,  // words
+            0.0513699, // latin_letters
+            0.555846,  // words
             0.0,       // case_humps
-            0.0738783, // upper_letters
+            0.0267976, // upper_letters
             0.0,       // caps_letters
-            0.230377,  // vowels
+            0.156341,  // vowels
             0.0,       // consonant_clusters
-            0.680891,  // rare_bigrams
-            1.49303,   // latin_ext_letters
-            2.59684,   // combining_marks
-            1.0815,    // vietnamese_letters
-            0.375314,  // cyrillic_letters
-            0.949385,  // greek_letters
-            1.94821,   // armenian_letters
-            1.90941,   // georgian_letters
-            0.954112,  // hebrew_letters
-            0.654913,  // arabic_letters
-            1.01257,   // devanagari_letters
-            1.22895,   // bengali_letters
-            1.46304,   // tamil_letters
-            1.8426,    // indic_letters
-            0.863521,  // thai_letters
-            1.87024,   // other_letters
-            0.469482,  // script_words
-            0.0,       // long_word_excess
-            0.887663,  // han
-            0.957636,  // kana
-            0.782397,  // hangul
-            0.903598,  // cjk_runs
-            0.368294,  // cjk_punct
+            0.65638,   // rare_bigrams
+            1.3213,    // latin_ext_letters
+            2.71772,   // combining_marks
+            0.7771,    // vietnamese_letters
+            0.308464,  // cyrillic_letters
+            0.90951,   // greek_letters
+            1.90578,   // armenian_letters
+            1.84992,   // georgian_letters
+            0.907197,  // hebrew_letters
+            0.611662,  // arabic_letters
+            0.959311,  // devanagari_letters
+            1.18281,   // bengali_letters
+            1.42117,   // tamil_letters
+            1.76199,   // indic_letters
+            0.803115,  // thai_letters
+            1.80227,   // other_letters
+            0.485192,  // script_words
+            0.0356414, // long_word_excess
+            0.898002,  // han
+            0.958215,  // kana
+            0.809257,  // hangul
+            0.78018,   // cjk_runs
+            0.217369,  // cjk_punct
             0.0,       // digits
-            1.60406,   // digit_runs
+            1.52823,   // digit_runs
             0.0,       // digit_triples
-            0.779852,  // space_before_digit
-            0.813528,  // newlines
+            0.914106,  // space_before_digit
+            0.987982,  // newlines
             0.0,       // blank_lines
-            0.414975,  // indent_runs
+            0.206982,  // indent_runs
             0.0,       // indent_chars
-            0.58504,   // tabs
-            0.312833,  // ascii_punct
-            0.0913114, // punct_runs
-            0.15726,   // punct_before_word
-            1.03305,   // bmp_symbols
+            0.578156,  // tabs
+            0.284924,  // ascii_punct
+            0.205748,  // punct_runs
+            0.186993,  // punct_before_word
+            0.998729,  // bmp_symbols
             0.0,       // astral_symbols
-            2.2524,    // emoji
-            3.86476,   // bmp_emoji
-            2.54628,   // flags
-            2.47981,   // emoji_parts
-            0.0225074, // base64_chars
+            2.16221,   // emoji
+            5.55647,   // bmp_emoji
+            2.57077,   // flags
+            1.92049,   // emoji_parts
+            0.0556833, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.72222,   // latin_ext_a_letters
+            2.39442,   // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.0800622, // latin_letters
-            0.328838,  // words
+            0.0812908, // latin_letters
+            0.319787,  // words
             0.0,       // case_humps
-            0.272577,  // upper_letters
+            0.28938,   // upper_letters
             0.0,       // caps_letters
-            0.500585,  // vowels
-            0.182115,  // consonant_clusters
-            0.389189,  // rare_bigrams
-            2.16488,   // latin_ext_letters
-            2.17322,   // combining_marks
-            1.73369,   // vietnamese_letters
-            0.656194,  // cyrillic_letters
-            1.03899,   // greek_letters
-            2.00608,   // armenian_letters
-            1.99109,   // georgian_letters
-            1.14584,   // hebrew_letters
-            0.841375,  // arabic_letters
-            1.30895,   // devanagari_letters
-            1.48304,   // bengali_letters
-            1.64322,   // tamil_letters
-            1.96512,   // indic_letters
-            1.02533,   // thai_letters
-            2.0069,    // other_letters
-            0.48579,   // script_words
+            0.497952,  // vowels
+            0.183771,  // consonant_clusters
+            0.385805,  // rare_bigrams
+            2.09832,   // latin_ext_letters
+            2.15042,   // combining_marks
+            1.72509,   // vietnamese_letters
+            0.565143,  // cyrillic_letters
+            1.03516,   // greek_letters
+            2.00752,   // armenian_letters
+            1.99655,   // georgian_letters
+            1.14685,   // hebrew_letters
+            0.845054,  // arabic_letters
+            1.31028,   // devanagari_letters
+            1.48487,   // bengali_letters
+            1.64425,   // tamil_letters
+            1.98581,   // indic_letters
+            1.02666,   // thai_letters
+            2.01302,   // other_letters
+            0.486727,  // script_words
             0.0,       // long_word_excess
-            1.17182,   // han
-            0.986342,  // kana
-            1.13807,   // hangul
-            1.15201,   // cjk_runs
+            1.17739,   // han
+            0.980077,  // kana
+            1.13831,   // hangul
+            1.15111,   // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            1.30607,   // digit_runs
-            0.253255,  // digit_triples
-            0.429214,  // space_before_digit
-            0.284421,  // newlines
+            1.20752,   // digit_runs
+            0.338543,  // digit_triples
+            0.385343,  // space_before_digit
+            0.181474,  // newlines
             0.0,       // blank_lines
-            0.357401,  // indent_runs
+            0.40936,   // indent_runs
             0.0,       // indent_chars
-            0.513384,  // tabs
-            0.37939,   // ascii_punct
-            0.194221,  // punct_runs
+            0.525335,  // tabs
+            0.373401,  // ascii_punct
+            0.251957,  // punct_runs
             0.0,       // punct_before_word
-            0.843178,  // bmp_symbols
+            0.788887,  // bmp_symbols
             0.0,       // astral_symbols
-            2.25218,   // emoji
-            3.33851,   // bmp_emoji
-            3.59289,   // flags
-            3.49361,   // emoji_parts
+            2.2325,    // emoji
+            3.63148,   // bmp_emoji
+            3.60126,   // flags
+            3.47866,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            2.38528,   // latin_ext_a_letters
+            3.56259,   // cyrillic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -411,112 +425,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // claude
     FamilyWeights {
         text: [
-            0.023389,   // latin_letters
-            0.454367,   // words
-            0.0,        // case_humps
-            0.0885412,  // upper_letters
-            0.0,        // caps_letters
-            0.329944,   // vowels
-            0.0,        // consonant_clusters
-            0.70414,    // rare_bigrams
-            1.82907,    // latin_ext_letters
-            1.4927,     // combining_marks
-            2.91102,    // vietnamese_letters
-            0.413367,   // cyrillic_letters
-            1.16886,    // greek_letters
-            1.90737,    // armenian_letters
-            1.22788,    // georgian_letters
-            0.791037,   // hebrew_letters
-            0.876109,   // arabic_letters
-            1.15701,    // devanagari_letters
-            1.80341,    // bengali_letters
-            1.89783,    // tamil_letters
-            2.17322,    // indic_letters
-            1.71659,    // thai_letters
-            0.98567,    // other_letters
-            0.646793,   // script_words
-            0.0,        // long_word_excess
-            0.834031,   // han
-            1.0,        // kana
-            1.19457,    // hangul
-            0.636994,   // cjk_runs
-            0.0,        // cjk_punct
-            0.0,        // digits
-            1.51055,    // digit_runs
-            0.00388244, // digit_triples
-            0.0100706,  // space_before_digit
-            0.99887,    // newlines
-            0.0,        // blank_lines
-            0.0,        // indent_runs
-            0.0,        // indent_chars
-            0.575413,   // tabs
-            0.233606,   // ascii_punct
-            0.30735,    // punct_runs
-            0.777062,   // punct_before_word
-            1.20247,    // bmp_symbols
-            0.0,        // astral_symbols
-            2.05602,    // emoji
-            4.32467,    // bmp_emoji
-            2.49751,    // flags
-            2.4265,     // emoji_parts
-            0.0,        // base64_chars
-            0.0,        // hex_chars
-            1.0,        // repeat_pieces
-            0.0,        // utf8_bytes
+            0.00124717,  // latin_letters
+            0.521823,    // words
+            0.081461,    // case_humps
+            0.078824,    // upper_letters
+            0.0,         // caps_letters
+            0.327766,    // vowels
+            0.0,         // consonant_clusters
+            0.671553,    // rare_bigrams
+            1.66362,     // latin_ext_letters
+            1.56469,     // combining_marks
+            2.75287,     // vietnamese_letters
+            0.373951,    // cyrillic_letters
+            1.14124,     // greek_letters
+            1.87756,     // armenian_letters
+            1.19038,     // georgian_letters
+            0.750513,    // hebrew_letters
+            0.840616,    // arabic_letters
+            1.09552,     // devanagari_letters
+            1.76987,     // bengali_letters
+            1.85778,     // tamil_letters
+            2.15259,     // indic_letters
+            1.69072,     // thai_letters
+            0.943185,    // other_letters
+            0.611318,    // script_words
+            0.00237743,  // long_word_excess
+            0.827191,    // han
+            1.00195,     // kana
+            1.174,       // hangul
+            0.553899,    // cjk_runs
+            0.0,         // cjk_punct
+            0.000119621, // digits
+            1.28215,     // digit_runs
+            0.177675,    // digit_triples
+            0.0,         // space_before_digit
+            1.15654,     // newlines
+            0.0,         // blank_lines
+            0.0,         // indent_runs
+            0.0,         // indent_chars
+            0.526052,    // tabs
+            0.166851,    // ascii_punct
+            0.391897,    // punct_runs
+            0.912033,    // punct_before_word
+            1.15823,     // bmp_symbols
+            0.0,         // astral_symbols
+            2.13812,     // emoji
+            5.9653,      // bmp_emoji
+            2.5175,      // flags
+            2.28265,     // emoji_parts
+            0.015566,    // base64_chars
+            0.0,         // hex_chars
+            1.0,         // repeat_pieces
+            0.0,         // utf8_bytes
+            1.9527,      // latin_ext_a_letters
+            2.18245,     // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.0898584, // latin_letters
-            0.522046,  // words
+            0.133509,  // latin_letters
+            0.559148,  // words
             0.0,       // case_humps
-            0.13897,   // upper_letters
+            0.163501,  // upper_letters
             0.0,       // caps_letters
-            0.504596,  // vowels
+            0.377567,  // vowels
             0.0,       // consonant_clusters
-            0.486662,  // rare_bigrams
-            2.15175,   // latin_ext_letters
-            1.04982,   // combining_marks
-            3.24685,   // vietnamese_letters
-            0.617761,  // cyrillic_letters
-            1.31217,   // greek_letters
-            1.96131,   // armenian_letters
-            1.47315,   // georgian_letters
-            0.949737,  // hebrew_letters
-            0.999713,  // arabic_letters
-            1.2907,    // devanagari_letters
-            1.92842,   // bengali_letters
-            1.94777,   // tamil_letters
-            2.87013,   // indic_letters
-            1.89677,   // thai_letters
-            2.87867,   // other_letters
-            0.765767,  // script_words
+            0.450828,  // rare_bigrams
+            1.90177,   // latin_ext_letters
+            1.04529,   // combining_marks
+            3.17079,   // vietnamese_letters
+            0.559757,  // cyrillic_letters
+            1.30292,   // greek_letters
+            1.96002,   // armenian_letters
+            1.47602,   // georgian_letters
+            0.952419,  // hebrew_letters
+            0.996549,  // arabic_letters
+            1.2969,    // devanagari_letters
+            1.93109,   // bengali_letters
+            1.94746,   // tamil_letters
+            2.87473,   // indic_letters
+            1.89513,   // thai_letters
+            2.8783,    // other_letters
+            0.750311,  // script_words
             0.0,       // long_word_excess
-            0.975343,  // han
-            0.972994,  // kana
-            1.02589,   // hangul
-            1.82713,   // cjk_runs
+            0.991568,  // han
+            0.988761,  // kana
+            1.03913,   // hangul
+            1.74992,   // cjk_runs
             0.0,       // cjk_punct
-            0.0,       // digits
-            1.56359,   // digit_runs
-            0.0477584, // digit_triples
+            0.170261,  // digits
+            1.24705,   // digit_runs
+            0.0544427, // digit_triples
             0.0,       // space_before_digit
-            0.360295,  // newlines
+            0.315251,  // newlines
             0.0,       // blank_lines
-            0.0,       // indent_runs
+            0.155617,  // indent_runs
             0.0,       // indent_chars
-            0.685174,  // tabs
-            0.31309,   // ascii_punct
-            0.213959,  // punct_runs
-            0.459872,  // punct_before_word
-            1.3344,    // bmp_symbols
+            0.779996,  // tabs
+            0.383695,  // ascii_punct
+            0.0905724, // punct_runs
+            0.291376,  // punct_before_word
+            1.39969,   // bmp_symbols
             0.0,       // astral_symbols
-            2.48155,   // emoji
-            4.41716,   // bmp_emoji
-            2.1307,    // flags
-            3.01687,   // emoji_parts
+            2.45006,   // emoji
+            4.69549,   // bmp_emoji
+            2.45959,   // flags
+            3.07268,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            2.50168,   // latin_ext_a_letters
+            2.61458,   // cyrillic_ext_letters
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -526,112 +544,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // qwen
     FamilyWeights {
         text: [
-            0.0507758,  // latin_letters
-            0.446646,   // words
-            0.0,        // case_humps
-            0.0647051,  // upper_letters
-            0.0,        // caps_letters
-            0.239509,   // vowels
-            0.0,        // consonant_clusters
-            0.669202,   // rare_bigrams
-            1.32546,    // latin_ext_letters
-            1.15009,    // combining_marks
-            0.112892,   // vietnamese_letters
-            0.282479,   // cyrillic_letters
-            0.856663,   // greek_letters
-            0.949809,   // armenian_letters
-            0.89821,    // georgian_letters
-            0.251858,   // hebrew_letters
-            0.333085,   // arabic_letters
-            0.869722,   // devanagari_letters
-            1.01266,    // bengali_letters
-            1.01066,    // tamil_letters
-            1.413,      // indic_letters
-            0.431587,   // thai_letters
-            1.30587,    // other_letters
-            0.546836,   // script_words
-            0.00656776, // long_word_excess
-            0.591416,   // han
-            0.580635,   // kana
-            0.602938,   // hangul
-            0.629695,   // cjk_runs
-            0.16367,    // cjk_punct
-            0.715376,   // digits
-            0.988461,   // digit_runs
-            0.0,        // digit_triples
-            0.859208,   // space_before_digit
-            0.719911,   // newlines
-            0.0,        // blank_lines
-            0.439814,   // indent_runs
-            0.0,        // indent_chars
-            0.535895,   // tabs
-            0.330598,   // ascii_punct
-            0.106726,   // punct_runs
-            0.132929,   // punct_before_word
-            0.953736,   // bmp_symbols
-            0.0,        // astral_symbols
-            0.791136,   // emoji
-            7.19119,    // bmp_emoji
-            0.618174,   // flags
-            0.645105,   // emoji_parts
-            0.0253326,  // base64_chars
-            0.0,        // hex_chars
-            1.0,        // repeat_pieces
-            0.0,        // utf8_bytes
+            0.0282865, // latin_letters
+            0.542113,  // words
+            0.0,       // case_humps
+            0.0365646, // upper_letters
+            0.0,       // caps_letters
+            0.213009,  // vowels
+            0.0,       // consonant_clusters
+            0.620131,  // rare_bigrams
+            1.21584,   // latin_ext_letters
+            1.21215,   // combining_marks
+            0.0,       // vietnamese_letters
+            0.226001,  // cyrillic_letters
+            0.814763,  // greek_letters
+            0.910901,  // armenian_letters
+            0.840351,  // georgian_letters
+            0.213379,  // hebrew_letters
+            0.266307,  // arabic_letters
+            0.826789,  // devanagari_letters
+            0.977422,  // bengali_letters
+            0.958632,  // tamil_letters
+            1.359,     // indic_letters
+            0.362032,  // thai_letters
+            1.23623,   // other_letters
+            0.538274,  // script_words
+            0.0547465, // long_word_excess
+            0.579164,  // han
+            0.577333,  // kana
+            0.616415,  // hangul
+            0.525163,  // cjk_runs
+            0.301658,  // cjk_punct
+            0.770649,  // digits
+            0.838976,  // digit_runs
+            0.0,       // digit_triples
+            0.953342,  // space_before_digit
+            0.878111,  // newlines
+            0.0,       // blank_lines
+            0.291456,  // indent_runs
+            0.0,       // indent_chars
+            0.505922,  // tabs
+            0.330206,  // ascii_punct
+            0.206137,  // punct_runs
+            0.134233,  // punct_before_word
+            0.92932,   // bmp_symbols
+            0.0,       // astral_symbols
+            0.994583,  // emoji
+            7.20446,   // bmp_emoji
+            0.684746,  // flags
+            0.674561,  // emoji_parts
+            0.0676743, // base64_chars
+            0.043114,  // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.48188,   // latin_ext_a_letters
+            1.95064,   // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.106036, // latin_letters
-            0.348943, // words
-            0.0,      // case_humps
-            0.244595, // upper_letters
-            0.0,      // caps_letters
-            0.436563, // vowels
-            0.13951,  // consonant_clusters
-            0.401023, // rare_bigrams
-            2.02463,  // latin_ext_letters
-            0.768913, // combining_marks
-            1.23948,  // vietnamese_letters
-            0.54158,  // cyrillic_letters
-            0.932113, // greek_letters
-            1.00136,  // armenian_letters
-            0.986606, // georgian_letters
-            0.511273, // hebrew_letters
-            0.585996, // arabic_letters
-            1.01617,  // devanagari_letters
-            1.15283,  // bengali_letters
-            1.14261,  // tamil_letters
-            1.69125,  // indic_letters
-            0.622683, // thai_letters
-            1.5728,   // other_letters
-            0.552839, // script_words
-            0.0,      // long_word_excess
-            0.689215, // han
-            0.773945, // kana
-            0.855259, // hangul
-            0.850861, // cjk_runs
-            0.0,      // cjk_punct
-            0.541969, // digits
-            0.75019,  // digit_runs
-            0.498521, // digit_triples
-            0.474525, // space_before_digit
-            0.20543,  // newlines
-            0.0,      // blank_lines
-            0.55031,  // indent_runs
-            0.0,      // indent_chars
-            0.490033, // tabs
-            0.343015, // ascii_punct
-            0.234306, // punct_runs
-            0.0,      // punct_before_word
-            0.685519, // bmp_symbols
-            0.0,      // astral_symbols
-            2.51834,  // emoji
-            6.35319,  // bmp_emoji
-            1.77235,  // flags
-            0.7412,   // emoji_parts
-            0.0,      // base64_chars
-            0.0,      // hex_chars
-            1.0,      // repeat_pieces
-            0.0,      // utf8_bytes
+            0.0984908, // latin_letters
+            0.342092,  // words
+            0.0,       // case_humps
+            0.253341,  // upper_letters
+            0.0,       // caps_letters
+            0.45528,   // vowels
+            0.152123,  // consonant_clusters
+            0.400798,  // rare_bigrams
+            2.05289,   // latin_ext_letters
+            0.78031,   // combining_marks
+            1.25597,   // vietnamese_letters
+            0.490114,  // cyrillic_letters
+            0.947509,  // greek_letters
+            1.01204,   // armenian_letters
+            1.0079,    // georgian_letters
+            0.52487,   // hebrew_letters
+            0.624733,  // arabic_letters
+            1.03929,   // devanagari_letters
+            1.17652,   // bengali_letters
+            1.16319,   // tamil_letters
+            1.71198,   // indic_letters
+            0.631057,  // thai_letters
+            1.58257,   // other_letters
+            0.450959,  // script_words
+            0.0,       // long_word_excess
+            0.683532,  // han
+            0.769879,  // kana
+            0.854883,  // hangul
+            0.852288,  // cjk_runs
+            0.0,       // cjk_punct
+            0.578308,  // digits
+            0.608888,  // digit_runs
+            0.574795,  // digit_triples
+            0.381186,  // space_before_digit
+            0.141481,  // newlines
+            0.0,       // blank_lines
+            0.563719,  // indent_runs
+            0.0,       // indent_chars
+            0.469298,  // tabs
+            0.330265,  // ascii_punct
+            0.318203,  // punct_runs
+            0.0,       // punct_before_word
+            0.617413,  // bmp_symbols
+            0.0,       // astral_symbols
+            2.52438,   // emoji
+            6.29032,   // bmp_emoji
+            1.70094,   // flags
+            0.73856,   // emoji_parts
+            0.0,       // base64_chars
+            0.0,       // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.89337,   // latin_ext_a_letters
+            1.95229,   // cyrillic_ext_letters
         ],
         per_message: 5.22553,
         per_call: 0.0,
@@ -641,112 +663,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // gemini
     FamilyWeights {
         text: [
-            0.0264813, // latin_letters
-            0.499474,  // words
-            0.138099,  // case_humps
-            0.156751,  // upper_letters
+            0.03437,   // latin_letters
+            0.545402,  // words
+            0.110799,  // case_humps
+            0.0826595, // upper_letters
             0.0,       // caps_letters
-            0.18435,   // vowels
-            0.0,       // consonant_clusters
-            0.369914,  // rare_bigrams
-            0.939809,  // latin_ext_letters
-            2.02599,   // combining_marks
-            0.0830836, // vietnamese_letters
-            0.205755,  // cyrillic_letters
-            0.433856,  // greek_letters
-            0.536698,  // armenian_letters
-            0.665209,  // georgian_letters
-            0.407359,  // hebrew_letters
-            0.28983,   // arabic_letters
-            0.453305,  // devanagari_letters
-            0.536245,  // bengali_letters
-            0.446459,  // tamil_letters
-            0.598393,  // indic_letters
-            0.329413,  // thai_letters
-            0.783629,  // other_letters
-            0.0,       // script_words
-            0.0,       // long_word_excess
-            0.544218,  // han
-            0.367801,  // kana
-            0.721488,  // hangul
-            0.140618,  // cjk_runs
-            0.364347,  // cjk_punct
-            0.93529,   // digits
-            0.26957,   // digit_runs
+            0.119877,  // vowels
+            0.0456969, // consonant_clusters
+            0.319831,  // rare_bigrams
+            0.740297,  // latin_ext_letters
+            2.04892,   // combining_marks
+            0.0,       // vietnamese_letters
+            0.149157,  // cyrillic_letters
+            0.375042,  // greek_letters
+            0.491473,  // armenian_letters
+            0.60772,   // georgian_letters
+            0.348517,  // hebrew_letters
+            0.217987,  // arabic_letters
+            0.387877,  // devanagari_letters
+            0.487308,  // bengali_letters
+            0.404823,  // tamil_letters
+            0.562016,  // indic_letters
+            0.285765,  // thai_letters
+            0.743287,  // other_letters
+            0.105502,  // script_words
+            0.0410404, // long_word_excess
+            0.509951,  // han
+            0.342326,  // kana
+            0.744217,  // hangul
+            0.0,       // cjk_runs
+            0.828405,  // cjk_punct
+            0.933258,  // digits
+            0.232176,  // digit_runs
             0.0,       // digit_triples
-            0.766494,  // space_before_digit
-            1.15348,   // newlines
+            0.853064,  // space_before_digit
+            1.36275,   // newlines
             0.0,       // blank_lines
-            0.763142,  // indent_runs
-            0.0192709, // indent_chars
-            0.132782,  // tabs
-            0.169974,  // ascii_punct
-            0.594998,  // punct_runs
-            0.974695,  // punct_before_word
-            0.580339,  // bmp_symbols
+            0.544613,  // indent_runs
+            0.0243743, // indent_chars
+            0.0673943, // tabs
+            0.173693,  // ascii_punct
+            0.631756,  // punct_runs
+            0.966779,  // punct_before_word
+            0.577635,  // bmp_symbols
             0.0,       // astral_symbols
-            0.817831,  // emoji
-            1.672,     // bmp_emoji
-            0.586713,  // flags
-            0.691429,  // emoji_parts
-            0.100797,  // base64_chars
-            0.0475707, // hex_chars
+            0.970855,  // emoji
+            2.30903,   // bmp_emoji
+            0.608719,  // flags
+            0.447283,  // emoji_parts
+            0.141193,  // base64_chars
+            0.0455486, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            0.978153,  // latin_ext_a_letters
+            1.03584,   // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.114702,  // latin_letters
-            0.223013,  // words
+            0.121266,  // latin_letters
+            0.249144,  // words
             0.0,       // case_humps
-            0.236645,  // upper_letters
+            0.253966,  // upper_letters
             0.0,       // caps_letters
-            0.32104,   // vowels
-            0.0224294, // consonant_clusters
-            0.434856,  // rare_bigrams
-            1.21294,   // latin_ext_letters
-            1.421,     // combining_marks
-            1.16664,   // vietnamese_letters
-            0.363009,  // cyrillic_letters
-            0.599118,  // greek_letters
-            0.684606,  // armenian_letters
-            0.783828,  // georgian_letters
-            0.567425,  // hebrew_letters
-            0.416958,  // arabic_letters
-            0.627983,  // devanagari_letters
-            0.695022,  // bengali_letters
-            0.657035,  // tamil_letters
-            0.881435,  // indic_letters
-            0.489252,  // thai_letters
-            0.954665,  // other_letters
-            0.361333,  // script_words
+            0.295956,  // vowels
+            0.0,       // consonant_clusters
+            0.428078,  // rare_bigrams
+            1.28901,   // latin_ext_letters
+            1.44734,   // combining_marks
+            1.12097,   // vietnamese_letters
+            0.336565,  // cyrillic_letters
+            0.580078,  // greek_letters
+            0.666158,  // armenian_letters
+            0.772634,  // georgian_letters
+            0.544827,  // hebrew_letters
+            0.393808,  // arabic_letters
+            0.609088,  // devanagari_letters
+            0.679333,  // bengali_letters
+            0.620971,  // tamil_letters
+            0.855005,  // indic_letters
+            0.474404,  // thai_letters
+            0.939425,  // other_letters
+            0.46746,   // script_words
             0.0,       // long_word_excess
-            0.664241,  // han
-            0.449098,  // kana
-            0.884937,  // hangul
-            0.66605,   // cjk_runs
+            0.660758,  // han
+            0.455153,  // kana
+            0.882173,  // hangul
+            0.683383,  // cjk_runs
             0.0,       // cjk_punct
-            0.743646,  // digits
-            0.134894,  // digit_runs
-            0.638306,  // digit_triples
-            0.74875,   // space_before_digit
-            0.609705,  // newlines
+            0.753432,  // digits
+            0.0890218, // digit_runs
+            0.645824,  // digit_triples
+            0.804249,  // space_before_digit
+            0.568797,  // newlines
             0.0,       // blank_lines
-            0.152903,  // indent_runs
-            0.0844,    // indent_chars
-            0.175484,  // tabs
-            0.430472,  // ascii_punct
-            0.353014,  // punct_runs
-            0.556763,  // punct_before_word
-            0.683839,  // bmp_symbols
+            0.257824,  // indent_runs
+            0.0834338, // indent_chars
+            0.219466,  // tabs
+            0.450972,  // ascii_punct
+            0.298447,  // punct_runs
+            0.511577,  // punct_before_word
+            0.729707,  // bmp_symbols
             0.0,       // astral_symbols
-            2.47428,   // emoji
-            1.34732,   // bmp_emoji
-            0.198497,  // flags
-            0.441622,  // emoji_parts
+            2.45499,   // emoji
+            1.37092,   // bmp_emoji
+            0.198422,  // flags
+            0.478131,  // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.07791,   // latin_ext_a_letters
+            1.74539,   // cyrillic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -756,112 +782,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // llama3
     FamilyWeights {
         text: [
-            0.0462221, // latin_letters
-            0.422461,  // words
+            0.0290565, // latin_letters
+            0.479072,  // words
             0.0,       // case_humps
-            0.0741306, // upper_letters
+            0.0467848, // upper_letters
             0.0,       // caps_letters
-            0.255482,  // vowels
+            0.247355,  // vowels
             0.0,       // consonant_clusters
-            0.674381,  // rare_bigrams
-            1.25411,   // latin_ext_letters
-            2.31565,   // combining_marks
-            0.157317,  // vietnamese_letters
-            0.277677,  // cyrillic_letters
-            0.391942,  // greek_letters
-            1.77572,   // armenian_letters
-            1.94638,   // georgian_letters
-            1.02737,   // hebrew_letters
-            0.318279,  // arabic_letters
-            0.541193,  // devanagari_letters
-            1.2936,    // bengali_letters
-            1.52598,   // tamil_letters
-            1.89981,   // indic_letters
-            0.420538,  // thai_letters
-            1.91804,   // other_letters
-            0.159106,  // script_words
-            0.0,       // long_word_excess
-            0.717297,  // han
-            0.631158,  // kana
-            0.675398,  // hangul
-            0.219337,  // cjk_runs
-            0.300013,  // cjk_punct
+            0.604533,  // rare_bigrams
+            1.11918,   // latin_ext_letters
+            2.37611,   // combining_marks
+            0.0,       // vietnamese_letters
+            0.231917,  // cyrillic_letters
+            0.327725,  // greek_letters
+            1.74289,   // armenian_letters
+            1.8907,    // georgian_letters
+            0.973326,  // hebrew_letters
+            0.272564,  // arabic_letters
+            0.474779,  // devanagari_letters
+            1.22867,   // bengali_letters
+            1.46457,   // tamil_letters
+            1.81297,   // indic_letters
+            0.383186,  // thai_letters
+            1.84084,   // other_letters
+            0.257335,  // script_words
+            0.0171463, // long_word_excess
+            0.732102,  // han
+            0.628921,  // kana
+            0.71152,   // hangul
+            0.0,       // cjk_runs
+            0.312417,  // cjk_punct
             0.0,       // digits
-            1.59526,   // digit_runs
+            1.48689,   // digit_runs
             0.0,       // digit_triples
-            0.825326,  // space_before_digit
-            0.808402,  // newlines
+            0.988643,  // space_before_digit
+            0.970444,  // newlines
             0.0,       // blank_lines
-            0.400939,  // indent_runs
+            0.201416,  // indent_runs
             0.0,       // indent_chars
-            0.548548,  // tabs
-            0.330397,  // ascii_punct
-            0.103188,  // punct_runs
-            0.149879,  // punct_before_word
-            0.967813,  // bmp_symbols
+            0.521897,  // tabs
+            0.295042,  // ascii_punct
+            0.247679,  // punct_runs
+            0.228578,  // punct_before_word
+            0.932863,  // bmp_symbols
             0.0,       // astral_symbols
-            2.32426,   // emoji
-            6.27494,   // bmp_emoji
-            2.53342,   // flags
-            1.10137,   // emoji_parts
-            0.0305859, // base64_chars
+            2.23382,   // emoji
+            6.76026,   // bmp_emoji
+            2.58481,   // flags
+            1.03617,   // emoji_parts
+            0.0910183, // base64_chars
+            0.0215149, // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.07882,   // latin_ext_a_letters
+            0.166895,  // cyrillic_ext_letters
+        ],
+        conservative_text: [
+            0.0198977, // latin_letters
+            0.327184,  // words
+            0.0,       // case_humps
+            0.321145,  // upper_letters
+            0.0,       // caps_letters
+            0.624377,  // vowels
+            0.307866,  // consonant_clusters
+            0.337583,  // rare_bigrams
+            1.91883,   // latin_ext_letters
+            1.97316,   // combining_marks
+            1.09574,   // vietnamese_letters
+            0.369187,  // cyrillic_letters
+            0.471603,  // greek_letters
+            1.91958,   // armenian_letters
+            1.97246,   // georgian_letters
+            1.1307,    // hebrew_letters
+            0.499386,  // arabic_letters
+            0.610672,  // devanagari_letters
+            1.45587,   // bengali_letters
+            1.62807,   // tamil_letters
+            1.95016,   // indic_letters
+            0.49077,   // thai_letters
+            1.99975,   // other_letters
+            0.608112,  // script_words
+            0.0,       // long_word_excess
+            0.915305,  // han
+            0.739539,  // kana
+            0.889305,  // hangul
+            0.367637,  // cjk_runs
+            0.0,       // cjk_punct
+            0.0,       // digits
+            0.850256,  // digit_runs
+            0.662767,  // digit_triples
+            0.386228,  // space_before_digit
+            0.255363,  // newlines
+            0.0,       // blank_lines
+            0.490262,  // indent_runs
+            0.0,       // indent_chars
+            0.417296,  // tabs
+            0.390319,  // ascii_punct
+            0.263445,  // punct_runs
+            0.0,       // punct_before_word
+            0.753718,  // bmp_symbols
+            0.0,       // astral_symbols
+            2.21754,   // emoji
+            3.58935,   // bmp_emoji
+            2.99648,   // flags
+            3.51648,   // emoji_parts
+            0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-        ],
-        conservative_text: [
-            0.00912681, // latin_letters
-            0.330775,   // words
-            0.0,        // case_humps
-            0.327997,   // upper_letters
-            0.0,        // caps_letters
-            0.646251,   // vowels
-            0.318467,   // consonant_clusters
-            0.339065,   // rare_bigrams
-            2.04312,    // latin_ext_letters
-            1.99271,    // combining_marks
-            1.09954,    // vietnamese_letters
-            0.403212,   // cyrillic_letters
-            0.463648,   // greek_letters
-            1.91502,    // armenian_letters
-            1.96787,    // georgian_letters
-            1.12421,    // hebrew_letters
-            0.493317,   // arabic_letters
-            0.600661,   // devanagari_letters
-            1.44424,    // bengali_letters
-            1.62155,    // tamil_letters
-            1.94722,    // indic_letters
-            0.488223,   // thai_letters
-            1.99772,    // other_letters
-            0.656743,   // script_words
-            0.0,        // long_word_excess
-            0.918921,   // han
-            0.734438,   // kana
-            0.881252,   // hangul
-            0.389175,   // cjk_runs
-            0.0,        // cjk_punct
-            0.0,        // digits
-            0.958846,   // digit_runs
-            0.540423,   // digit_triples
-            0.460716,   // space_before_digit
-            0.207843,   // newlines
-            0.0,        // blank_lines
-            0.514266,   // indent_runs
-            0.0,        // indent_chars
-            0.428714,   // tabs
-            0.407836,   // ascii_punct
-            0.237891,   // punct_runs
-            0.00166852, // punct_before_word
-            0.779619,   // bmp_symbols
-            0.0,        // astral_symbols
-            2.22358,    // emoji
-            3.55165,    // bmp_emoji
-            2.98187,    // flags
-            3.50383,    // emoji_parts
-            0.0,        // base64_chars
-            0.0,        // hex_chars
-            1.0,        // repeat_pieces
-            0.0,        // utf8_bytes
+            2.16578,   // latin_ext_a_letters
+            2.55314,   // cyrillic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -871,112 +901,116 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // deepseek
     FamilyWeights {
         text: [
-            0.0291177, // latin_letters
-            0.366103,  // words
+            0.0240083, // latin_letters
+            0.425421,  // words
             0.0,       // case_humps
-            0.186021,  // upper_letters
+            0.167551,  // upper_letters
             0.0,       // caps_letters
-            0.306055,  // vowels
+            0.272518,  // vowels
             0.0,       // consonant_clusters
-            0.545,     // rare_bigrams
-            1.3941,    // latin_ext_letters
-            2.46868,   // combining_marks
-            1.06478,   // vietnamese_letters
-            0.245305,  // cyrillic_letters
-            0.419946,  // greek_letters
-            0.502423,  // armenian_letters
-            0.68345,   // georgian_letters
-            0.403531,  // hebrew_letters
-            0.292138,  // arabic_letters
-            0.578565,  // devanagari_letters
-            0.26776,   // bengali_letters
-            0.576008,  // tamil_letters
-            0.77176,   // indic_letters
-            0.256032,  // thai_letters
-            0.891869,  // other_letters
-            0.5189,    // script_words
+            0.511402,  // rare_bigrams
+            1.2394,    // latin_ext_letters
+            2.50352,   // combining_marks
+            0.838578,  // vietnamese_letters
+            0.214979,  // cyrillic_letters
+            0.403557,  // greek_letters
+            0.49625,   // armenian_letters
+            0.627593,  // georgian_letters
+            0.392818,  // hebrew_letters
+            0.272428,  // arabic_letters
+            0.553795,  // devanagari_letters
+            0.26064,   // bengali_letters
+            0.5706,    // tamil_letters
+            0.754267,  // indic_letters
+            0.238451,  // thai_letters
+            0.866563,  // other_letters
+            0.411175,  // script_words
             0.0,       // long_word_excess
-            0.557787,  // han
-            0.644853,  // kana
-            0.771801,  // hangul
-            0.193134,  // cjk_runs
-            0.409659,  // cjk_punct
-            0.0264161, // digits
-            1.41583,   // digit_runs
+            0.549246,  // han
+            0.645181,  // kana
+            0.802027,  // hangul
+            0.0,       // cjk_runs
+            0.479139,  // cjk_punct
+            0.0,       // digits
+            1.4259,    // digit_runs
             0.0,       // digit_triples
-            0.508647,  // space_before_digit
-            0.821681,  // newlines
+            0.6687,    // space_before_digit
+            1.0864,    // newlines
             0.0,       // blank_lines
-            0.518446,  // indent_runs
+            0.291341,  // indent_runs
             0.0,       // indent_chars
-            0.529664,  // tabs
-            0.335879,  // ascii_punct
-            0.181216,  // punct_runs
-            0.422579,  // punct_before_word
-            1.04975,   // bmp_symbols
+            0.475691,  // tabs
+            0.340543,  // ascii_punct
+            0.226729,  // punct_runs
+            0.40432,   // punct_before_word
+            1.04776,   // bmp_symbols
             0.0,       // astral_symbols
-            1.8506,    // emoji
-            4.74688,   // bmp_emoji
-            1.61277,   // flags
-            1.14799,   // emoji_parts
-            0.0463278, // base64_chars
-            0.116673,  // hex_chars
+            1.66245,   // emoji
+            5.14143,   // bmp_emoji
+            1.56177,   // flags
+            1.07787,   // emoji_parts
+            0.0754996, // base64_chars
+            0.123433,  // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.27176,   // latin_ext_a_letters
+            1.6408,    // cyrillic_ext_letters
         ],
         conservative_text: [
-            0.0950636, // latin_letters
-            0.404494,  // words
-            0.0,       // case_humps
-            0.265205,  // upper_letters
-            0.0,       // caps_letters
-            0.42529,   // vowels
-            0.139579,  // consonant_clusters
-            0.373591,  // rare_bigrams
-            1.47804,   // latin_ext_letters
-            2.26934,   // combining_marks
-            1.77414,   // vietnamese_letters
-            0.454663,  // cyrillic_letters
-            0.590563,  // greek_letters
-            0.727433,  // armenian_letters
-            0.832301,  // georgian_letters
-            0.598224,  // hebrew_letters
-            0.488908,  // arabic_letters
-            0.77472,   // devanagari_letters
-            0.55341,   // bengali_letters
-            0.772841,  // tamil_letters
-            1.16171,   // indic_letters
-            0.439797,  // thai_letters
-            1.21262,   // other_letters
-            0.592732,  // script_words
-            0.0,       // long_word_excess
-            0.58896,   // han
-            0.706941,  // kana
-            0.824399,  // hangul
-            0.854616,  // cjk_runs
-            0.0,       // cjk_punct
-            0.0,       // digits
-            1.579,     // digit_runs
-            0.0,       // digit_triples
-            0.370727,  // space_before_digit
-            0.271449,  // newlines
-            0.0,       // blank_lines
-            0.373518,  // indent_runs
-            0.0,       // indent_chars
-            0.45296,   // tabs
-            0.442176,  // ascii_punct
-            0.205767,  // punct_runs
-            0.0,       // punct_before_word
-            0.936482,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.5164,    // emoji
-            2.30682,   // bmp_emoji
-            2.64399,   // flags
-            1.58378,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
+            0.103363,   // latin_letters
+            0.395825,   // words
+            0.0,        // case_humps
+            0.270294,   // upper_letters
+            0.0,        // caps_letters
+            0.406481,   // vowels
+            0.132097,   // consonant_clusters
+            0.368706,   // rare_bigrams
+            1.4096,     // latin_ext_letters
+            2.24112,    // combining_marks
+            1.76721,    // vietnamese_letters
+            0.397408,   // cyrillic_letters
+            0.589602,   // greek_letters
+            0.725328,   // armenian_letters
+            0.831876,   // georgian_letters
+            0.597706,   // hebrew_letters
+            0.495131,   // arabic_letters
+            0.774428,   // devanagari_letters
+            0.552846,   // bengali_letters
+            0.778591,   // tamil_letters
+            1.16418,    // indic_letters
+            0.442365,   // thai_letters
+            1.21373,    // other_letters
+            0.603982,   // script_words
+            0.0,        // long_word_excess
+            0.590085,   // han
+            0.705603,   // kana
+            0.821922,   // hangul
+            0.854607,   // cjk_runs
+            0.0,        // cjk_punct
+            0.0,        // digits
+            1.56842,    // digit_runs
+            0.00920748, // digit_triples
+            0.360603,   // space_before_digit
+            0.238624,   // newlines
+            0.0,        // blank_lines
+            0.374462,   // indent_runs
+            0.0,        // indent_chars
+            0.457342,   // tabs
+            0.44191,    // ascii_punct
+            0.223409,   // punct_runs
+            0.0,        // punct_before_word
+            0.926846,   // bmp_symbols
+            0.0,        // astral_symbols
+            2.51908,    // emoji
+            2.28562,    // bmp_emoji
+            2.68187,    // flags
+            1.58015,    // emoji_parts
+            0.0,        // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.6631,     // latin_ext_a_letters
+            1.76518,    // cyrillic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
