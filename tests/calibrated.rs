@@ -159,7 +159,7 @@ fn degenerate_inputs_are_estimated_within_a_sane_factor() {
         let cons = CalibratedEstimator::new(family, EstimateVariant::Conservative);
         for (name, text, real) in degenerate_inputs() {
             // One 1,000-letter capital word of letter pairs English
-            // rarely has (`bc`, `cd`, `fg`, `ij`) reaches 2.5× since issue
+            // rarely has (`bc`, `cd`, `fg`, `ij`) reaches 2.4× since issue
             // 23's counts; the other inputs stay within 2×.
             let most = if name.starts_with("ABCDEFGHIJ") {
                 3.0
