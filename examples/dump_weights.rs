@@ -7,7 +7,7 @@
 //! ```
 //! Output: `{ "feature_names": [...], "families": { "<name>": { "text": [...],
 //! "conservative_text": [...] }, ... } }`. With `--counts` it adds
-//! `"counts": [[...37 counts...], ...]`, one row per line of the corpus, as
+//! `"counts": [[...one per FEATURE_NAMES...], ...]`, one row per line of the corpus, as
 //! the crate's own scanner counts them, so a port can be checked count by
 //! count. Doubles print in their shortest round-trip form, so JavaScript
 //! reads back the very same weights.
