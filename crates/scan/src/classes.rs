@@ -273,7 +273,12 @@ pub(super) fn other(u: u32) -> Other {
         0x531..=0x556 => letter(Feature::armenian_letters, true, false),
         0x530..=0x58F => letter(Feature::armenian_letters, false, true),
         0x590..=0x5FF | 0xFB1D..=0xFB4F => letter(Feature::hebrew_letters, false, false),
-        0x600..=0x6FF | 0x750..=0x77F | 0x8A0..=0x8FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF => {
+        // The Arabic script: the letters of languages other than Arabic
+        // (Persian, Urdu, Pashto, Kurdish, …) apart from Arabic's own.
+        0x671..=0x6D3 | 0x750..=0x77F | 0x8A0..=0x8FF => {
+            letter(Feature::arabic_ext_letters, false, false)
+        }
+        0x600..=0x6FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF => {
             letter(Feature::arabic_letters, false, false)
         }
         0x900..=0x97F => letter(Feature::devanagari_letters, false, false),

@@ -74,7 +74,8 @@ features! {
     georgian_letters,
     /// Hebrew letters and points.
     hebrew_letters,
-    /// Arabic letters (Arabic, Persian, Urdu; presentation forms too).
+    /// Letters of the Arabic alphabet (the Arabic block's others are
+    /// `arabic_ext_letters`), its marks and digits, presentation forms.
     arabic_letters,
     /// Devanagari (Hindi, Marathi, Nepali), with its vowel signs.
     devanagari_letters,
@@ -165,6 +166,11 @@ features! {
     /// vocabularies hold the words of these languages less well than
     /// Russian's.
     cyrillic_ext_letters,
+    /// Letters of the Arabic script outside the Arabic alphabet's (U+0671 to
+    /// U+06D3, Arabic Supplement and Extended-A): Persian's پ چ ژ گ ک ی,
+    /// Urdu's ٹ ڈ ڑ ں ھ ے, …, which vocabularies hold less well than
+    /// Arabic's own letters.
+    arabic_ext_letters,
 }
 
 /// What the scanner counted in a text: the inputs of the weighted sum.

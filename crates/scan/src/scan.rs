@@ -322,7 +322,8 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                     && let Some(count) = count
                     && ((F::cyrillic_letters as u8..=F::other_letters as u8)
                         .contains(&(count as u8))
-                        || count == F::cyrillic_ext_letters)
+                        || count == F::cyrillic_ext_letters
+                        || count == F::arabic_ext_letters)
                 {
                     f[F::script_words] += 1;
                 }

@@ -61,6 +61,7 @@ pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "utf8_bytes",
     "latin_ext_a_letters",
     "cyrillic_ext_letters",
+    "arabic_ext_letters",
 ];
 
 /// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`.
@@ -68,116 +69,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // universal
     FamilyWeights {
         text: [
-            0.0586183, // latin_letters
-            0.408143,  // words
+            0.0586752, // latin_letters
+            0.406993,  // words
             0.0,       // case_humps
-            0.114102,  // upper_letters
+            0.113829,  // upper_letters
             0.0,       // caps_letters
-            0.192459,  // vowels
+            0.192633,  // vowels
             0.0,       // consonant_clusters
-            0.538187,  // rare_bigrams
-            1.11127,   // latin_ext_letters
-            2.03558,   // combining_marks
-            0.289474,  // vietnamese_letters
-            0.244974,  // cyrillic_letters
-            0.419702,  // greek_letters
-            0.514191,  // armenian_letters
-            0.650546,  // georgian_letters
-            0.380741,  // hebrew_letters
-            0.287227,  // arabic_letters
-            0.482594,  // devanagari_letters
-            0.429082,  // bengali_letters
-            0.489881,  // tamil_letters
-            0.661536,  // indic_letters
-            0.327003,  // thai_letters
-            0.870224,  // other_letters
-            0.307661,  // script_words
+            0.538447,  // rare_bigrams
+            1.11182,   // latin_ext_letters
+            2.03599,   // combining_marks
+            0.290439,  // vietnamese_letters
+            0.246203,  // cyrillic_letters
+            0.420668,  // greek_letters
+            0.51528,   // armenian_letters
+            0.651917,  // georgian_letters
+            0.382782,  // hebrew_letters
+            0.275635,  // arabic_letters
+            0.484029,  // devanagari_letters
+            0.430291,  // bengali_letters
+            0.491011,  // tamil_letters
+            0.663196,  // indic_letters
+            0.327414,  // thai_letters
+            0.870969,  // other_letters
+            0.30054,   // script_words
             0.0,       // long_word_excess
-            0.635616,  // han
-            0.606525,  // kana
-            0.75919,   // hangul
-            0.100373,  // cjk_runs
-            0.48925,   // cjk_punct
-            0.201031,  // digits
-            1.29706,   // digit_runs
+            0.635553,  // han
+            0.606508,  // kana
+            0.758375,  // hangul
+            0.102181,  // cjk_runs
+            0.481306,  // cjk_punct
+            0.198988,  // digits
+            1.30073,   // digit_runs
             0.0,       // digit_triples
-            0.518394,  // space_before_digit
-            1.05659,   // newlines
+            0.519435,  // space_before_digit
+            1.05486,   // newlines
             0.0,       // blank_lines
-            0.231783,  // indent_runs
+            0.228,     // indent_runs
             0.0,       // indent_chars
-            0.425001,  // tabs
-            0.27913,   // ascii_punct
-            0.281529,  // punct_runs
-            0.436474,  // punct_before_word
-            0.993801,  // bmp_symbols
+            0.423154,  // tabs
+            0.277515,  // ascii_punct
+            0.287614,  // punct_runs
+            0.439117,  // punct_before_word
+            0.984936,  // bmp_symbols
             0.0,       // astral_symbols
-            1.99863,   // emoji
-            4.52483,   // bmp_emoji
-            1.70335,   // flags
-            1.17764,   // emoji_parts
-            0.0637591, // base64_chars
+            1.98843,   // emoji
+            4.49287,   // bmp_emoji
+            1.7363,    // flags
+            1.18783,   // emoji_parts
+            0.0636721, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.24518,   // latin_ext_a_letters
-            1.21109,   // cyrillic_ext_letters
+            1.24546,   // latin_ext_a_letters
+            1.2125,    // cyrillic_ext_letters
+            0.451844,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.149018,   // latin_letters
-            0.408532,   // words
+            0.148961,   // latin_letters
+            0.410225,   // words
             0.0,        // case_humps
-            0.239217,   // upper_letters
+            0.239539,   // upper_letters
             0.0,        // caps_letters
-            0.363676,   // vowels
-            0.0799147,  // consonant_clusters
-            0.469844,   // rare_bigrams
-            1.99421,    // latin_ext_letters
-            2.03089,    // combining_marks
-            2.52902,    // vietnamese_letters
-            0.524987,   // cyrillic_letters
-            1.24957,    // greek_letters
-            2.07961,    // armenian_letters
-            2.05442,    // georgian_letters
-            1.08795,    // hebrew_letters
-            0.942765,   // arabic_letters
-            1.311,      // devanagari_letters
-            1.89163,    // bengali_letters
-            2.01702,    // tamil_letters
-            2.18685,    // indic_letters
-            1.07842,    // thai_letters
-            2.06055,    // other_letters
-            0.469114,   // script_words
+            0.367127,   // vowels
+            0.0791097,  // consonant_clusters
+            0.473003,   // rare_bigrams
+            2.00424,    // latin_ext_letters
+            2.04156,    // combining_marks
+            2.53983,    // vietnamese_letters
+            0.518815,   // cyrillic_letters
+            1.24145,    // greek_letters
+            2.0809,     // armenian_letters
+            2.0509,     // georgian_letters
+            1.07623,    // hebrew_letters
+            0.841477,   // arabic_letters
+            1.30026,    // devanagari_letters
+            1.88556,    // bengali_letters
+            2.01448,    // tamil_letters
+            2.18485,    // indic_letters
+            1.07565,    // thai_letters
+            2.0631,     // other_letters
+            0.552277,   // script_words
             0.0,        // long_word_excess
-            0.9622,     // han
-            1.04239,    // kana
-            1.16883,    // hangul
-            1.19384,    // cjk_runs
+            0.967212,   // han
+            1.04685,    // kana
+            1.17233,    // hangul
+            1.20002,    // cjk_runs
             0.0,        // cjk_punct
-            0.540479,   // digits
-            0.176364,   // digit_runs
-            0.890759,   // digit_triples
-            0.787521,   // space_before_digit
-            0.41601,    // newlines
+            0.541304,   // digits
+            0.184692,   // digit_runs
+            0.893066,   // digit_triples
+            0.779137,   // space_before_digit
+            0.409701,   // newlines
             0.0,        // blank_lines
-            0.401986,   // indent_runs
-            0.00572643, // indent_chars
-            0.521249,   // tabs
-            0.525641,   // ascii_punct
+            0.419682,   // indent_runs
+            0.00554651, // indent_chars
+            0.523439,   // tabs
+            0.526721,   // ascii_punct
             0.0,        // punct_runs
-            0.00771272, // punct_before_word
-            1.34664,    // bmp_symbols
+            0.00868929, // punct_before_word
+            1.34409,    // bmp_symbols
             0.0,        // astral_symbols
-            2.65426,    // emoji
-            1.63771,    // bmp_emoji
-            3.24992,    // flags
-            3.12417,    // emoji_parts
+            2.66575,    // emoji
+            1.64412,    // bmp_emoji
+            3.26824,    // flags
+            3.13556,    // emoji_parts
             0.0,        // base64_chars
             0.0,        // hex_chars
-            1.06416,    // repeat_pieces
+            1.06858,    // repeat_pieces
             0.0,        // utf8_bytes
-            2.2595,     // latin_ext_a_letters
-            2.67835,    // cyrillic_ext_letters
+            2.27468,    // latin_ext_a_letters
+            2.699,      // cyrillic_ext_letters
+            1.52828,    // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -187,116 +190,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // o200k
     FamilyWeights {
         text: [
-            0.0595432,  // latin_letters
-            0.480279,   // words
+            0.0603647,  // latin_letters
+            0.476412,   // words
             0.0,        // case_humps
-            0.112132,   // upper_letters
+            0.110934,   // upper_letters
             0.0,        // caps_letters
-            0.105495,   // vowels
-            0.00542059, // consonant_clusters
-            0.446414,   // rare_bigrams
-            0.886878,   // latin_ext_letters
-            2.24301,    // combining_marks
-            0.0976884,  // vietnamese_letters
-            0.210912,   // cyrillic_letters
-            0.353877,   // greek_letters
-            0.270751,   // armenian_letters
-            0.285024,   // georgian_letters
-            0.332016,   // hebrew_letters
-            0.220311,   // arabic_letters
-            0.330734,   // devanagari_letters
-            0.217023,   // bengali_letters
-            0.363244,   // tamil_letters
-            0.320444,   // indic_letters
-            0.301084,   // thai_letters
-            0.497715,   // other_letters
-            0.129352,   // script_words
+            0.104711,   // vowels
+            0.00527911, // consonant_clusters
+            0.446237,   // rare_bigrams
+            0.887091,   // latin_ext_letters
+            2.23769,    // combining_marks
+            0.100761,   // vietnamese_letters
+            0.224115,   // cyrillic_letters
+            0.371184,   // greek_letters
+            0.284752,   // armenian_letters
+            0.298751,   // georgian_letters
+            0.351243,   // hebrew_letters
+            0.231414,   // arabic_letters
+            0.348078,   // devanagari_letters
+            0.237523,   // bengali_letters
+            0.372757,   // tamil_letters
+            0.335302,   // indic_letters
+            0.306202,   // thai_letters
+            0.509913,   // other_letters
+            0.0306771,  // script_words
             0.0,        // long_word_excess
-            0.693459,   // han
-            0.674666,   // kana
-            0.644396,   // hangul
-            0.0309435,  // cjk_runs
-            0.340315,   // cjk_punct
+            0.692854,   // han
+            0.673662,   // kana
+            0.646225,   // hangul
+            0.0254696,  // cjk_runs
+            0.343619,   // cjk_punct
             0.0,        // digits
-            0.966984,   // digit_runs
-            0.450193,   // digit_triples
-            1.03961,    // space_before_digit
-            1.27476,    // newlines
+            0.971126,   // digit_runs
+            0.449314,   // digit_triples
+            1.03579,    // space_before_digit
+            1.28867,    // newlines
             0.0,        // blank_lines
-            0.261433,   // indent_runs
+            0.248825,   // indent_runs
             0.0,        // indent_chars
-            0.456368,   // tabs
-            0.357998,   // ascii_punct
-            0.180675,   // punct_runs
-            0.202853,   // punct_before_word
-            1.1856,     // bmp_symbols
+            0.453423,   // tabs
+            0.354157,   // ascii_punct
+            0.18494,    // punct_runs
+            0.211358,   // punct_before_word
+            1.1829,     // bmp_symbols
             0.0,        // astral_symbols
-            1.75694,    // emoji
-            2.99907,    // bmp_emoji
-            1.62659,    // flags
-            1.4145,     // emoji_parts
-            0.105773,   // base64_chars
-            0.0486881,  // hex_chars
+            1.74791,    // emoji
+            3.04139,    // bmp_emoji
+            1.62165,    // flags
+            1.40082,    // emoji_parts
+            0.105961,   // base64_chars
+            0.046583,   // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.03459,    // latin_ext_a_letters
-            0.56163,    // cyrillic_ext_letters
+            1.03966,    // latin_ext_a_letters
+            0.564705,   // cyrillic_ext_letters
+            0.352745,   // arabic_ext_letters
         ],
         conservative_text: [
-            0.122937, // latin_letters
-            0.333091, // words
+            0.122883, // latin_letters
+            0.330884, // words
             0.0,      // case_humps
-            0.257536, // upper_letters
+            0.257686, // upper_letters
             0.0,      // caps_letters
-            0.264413, // vowels
+            0.265179, // vowels
             0.0,      // consonant_clusters
-            0.499702, // rare_bigrams
-            1.38201,  // latin_ext_letters
-            1.80882,  // combining_marks
-            1.0646,   // vietnamese_letters
-            0.363552, // cyrillic_letters
-            0.590657, // greek_letters
-            0.528762, // armenian_letters
-            0.436832, // georgian_letters
-            0.532846, // hebrew_letters
-            0.456194, // arabic_letters
-            0.58428,  // devanagari_letters
-            0.492053, // bengali_letters
-            0.543143, // tamil_letters
-            0.653726, // indic_letters
-            0.474567, // thai_letters
-            0.780656, // other_letters
-            0.397223, // script_words
+            0.499655, // rare_bigrams
+            1.38242,  // latin_ext_letters
+            1.80946,  // combining_marks
+            1.06673,  // vietnamese_letters
+            0.363394, // cyrillic_letters
+            0.590755, // greek_letters
+            0.528953, // armenian_letters
+            0.436674, // georgian_letters
+            0.532736, // hebrew_letters
+            0.454435, // arabic_letters
+            0.584182, // devanagari_letters
+            0.491891, // bengali_letters
+            0.543,    // tamil_letters
+            0.653554, // indic_letters
+            0.474497, // thai_letters
+            0.780559, // other_letters
+            0.400299, // script_words
             0.0,      // long_word_excess
-            0.912,    // han
-            0.770058, // kana
-            0.956303, // hangul
-            0.236235, // cjk_runs
+            0.912121, // han
+            0.769287, // kana
+            0.954912, // hangul
+            0.240509, // cjk_runs
             0.0,      // cjk_punct
             0.0,      // digits
-            1.02234,  // digit_runs
-            0.419919, // digit_triples
-            0.755115, // space_before_digit
-            0.41386,  // newlines
+            1.02755,  // digit_runs
+            0.417189, // digit_triples
+            0.756908, // space_before_digit
+            0.414479, // newlines
             0.0,      // blank_lines
-            0.606907, // indent_runs
+            0.610447, // indent_runs
             0.0,      // indent_chars
-            0.513057, // tabs
-            0.444764, // ascii_punct
-            0.13125,  // punct_runs
+            0.51358,  // tabs
+            0.446207, // ascii_punct
+            0.126716, // punct_runs
             0.0,      // punct_before_word
-            1.06993,  // bmp_symbols
+            1.07287,  // bmp_symbols
             0.0,      // astral_symbols
-            2.08154,  // emoji
-            4.83017,  // bmp_emoji
-            1.65505,  // flags
-            1.80097,  // emoji_parts
+            2.08267,  // emoji
+            4.82251,  // bmp_emoji
+            1.65911,  // flags
+            1.79834,  // emoji_parts
             0.0,      // base64_chars
             0.0,      // hex_chars
             1.0,      // repeat_pieces
             0.0,      // utf8_bytes
-            1.35481,  // latin_ext_a_letters
-            0.560452, // cyrillic_ext_letters
+            1.35555,  // latin_ext_a_letters
+            0.560177, // cyrillic_ext_letters
+            0.449912, // arabic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -306,116 +311,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // cl100k
     FamilyWeights {
         text: [
-            0.0513699, // latin_letters
-            0.555846,  // words
+            0.0513962, // latin_letters
+            0.555995,  // words
             0.0,       // case_humps
-            0.0267976, // upper_letters
+            0.0271058, // upper_letters
             0.0,       // caps_letters
-            0.156341,  // vowels
+            0.156489,  // vowels
             0.0,       // consonant_clusters
-            0.65638,   // rare_bigrams
-            1.3213,    // latin_ext_letters
-            2.71772,   // combining_marks
-            0.7771,    // vietnamese_letters
-            0.308464,  // cyrillic_letters
-            0.90951,   // greek_letters
-            1.90578,   // armenian_letters
-            1.84992,   // georgian_letters
-            0.907197,  // hebrew_letters
-            0.611662,  // arabic_letters
-            0.959311,  // devanagari_letters
-            1.18281,   // bengali_letters
-            1.42117,   // tamil_letters
-            1.76199,   // indic_letters
-            0.803115,  // thai_letters
-            1.80227,   // other_letters
-            0.485192,  // script_words
-            0.0356414, // long_word_excess
-            0.898002,  // han
-            0.958215,  // kana
-            0.809257,  // hangul
-            0.78018,   // cjk_runs
-            0.217369,  // cjk_punct
+            0.655842,  // rare_bigrams
+            1.32051,   // latin_ext_letters
+            2.72367,   // combining_marks
+            0.776321,  // vietnamese_letters
+            0.314487,  // cyrillic_letters
+            0.915379,  // greek_letters
+            1.91056,   // armenian_letters
+            1.85492,   // georgian_letters
+            0.915478,  // hebrew_letters
+            0.571737,  // arabic_letters
+            0.966928,  // devanagari_letters
+            1.1881,    // bengali_letters
+            1.42297,   // tamil_letters
+            1.76837,   // indic_letters
+            0.8062,    // thai_letters
+            1.80622,   // other_letters
+            0.451176,  // script_words
+            0.0352478, // long_word_excess
+            0.898296,  // han
+            0.958601,  // kana
+            0.806605,  // hangul
+            0.787365,  // cjk_runs
+            0.198543,  // cjk_punct
             0.0,       // digits
-            1.52823,   // digit_runs
+            1.5256,    // digit_runs
             0.0,       // digit_triples
-            0.914106,  // space_before_digit
-            0.987982,  // newlines
+            0.915326,  // space_before_digit
+            0.976217,  // newlines
             0.0,       // blank_lines
-            0.206982,  // indent_runs
+            0.206785,  // indent_runs
             0.0,       // indent_chars
-            0.578156,  // tabs
-            0.284924,  // ascii_punct
-            0.205748,  // punct_runs
-            0.186993,  // punct_before_word
-            0.998729,  // bmp_symbols
+            0.578852,  // tabs
+            0.281047,  // ascii_punct
+            0.216499,  // punct_runs
+            0.193214,  // punct_before_word
+            0.98757,   // bmp_symbols
             0.0,       // astral_symbols
-            2.16221,   // emoji
-            5.55647,   // bmp_emoji
-            2.57077,   // flags
-            1.92049,   // emoji_parts
-            0.0556833, // base64_chars
+            2.16688,   // emoji
+            5.47341,   // bmp_emoji
+            2.57486,   // flags
+            1.94623,   // emoji_parts
+            0.0560879, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.72222,   // latin_ext_a_letters
-            2.39442,   // cyrillic_ext_letters
+            1.72249,   // latin_ext_a_letters
+            2.39581,   // cyrillic_ext_letters
+            0.938256,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.0812908, // latin_letters
-            0.319787,  // words
+            0.0833058, // latin_letters
+            0.322673,  // words
             0.0,       // case_humps
-            0.28938,   // upper_letters
+            0.282315,  // upper_letters
             0.0,       // caps_letters
-            0.497952,  // vowels
-            0.183771,  // consonant_clusters
-            0.385805,  // rare_bigrams
-            2.09832,   // latin_ext_letters
-            2.15042,   // combining_marks
-            1.72509,   // vietnamese_letters
-            0.565143,  // cyrillic_letters
-            1.03516,   // greek_letters
-            2.00752,   // armenian_letters
-            1.99655,   // georgian_letters
-            1.14685,   // hebrew_letters
-            0.845054,  // arabic_letters
-            1.31028,   // devanagari_letters
-            1.48487,   // bengali_letters
-            1.64425,   // tamil_letters
-            1.98581,   // indic_letters
-            1.02666,   // thai_letters
-            2.01302,   // other_letters
-            0.486727,  // script_words
+            0.494136,  // vowels
+            0.178461,  // consonant_clusters
+            0.387655,  // rare_bigrams
+            2.09658,   // latin_ext_letters
+            2.13344,   // combining_marks
+            1.72631,   // vietnamese_letters
+            0.54849,   // cyrillic_letters
+            1.02014,   // greek_letters
+            1.99555,   // armenian_letters
+            1.97714,   // georgian_letters
+            1.13259,   // hebrew_letters
+            0.783669,  // arabic_letters
+            1.29382,   // devanagari_letters
+            1.45918,   // bengali_letters
+            1.62991,   // tamil_letters
+            1.95344,   // indic_letters
+            1.00844,   // thai_letters
+            2.00283,   // other_letters
+            0.597939,  // script_words
             0.0,       // long_word_excess
-            1.17739,   // han
-            0.980077,  // kana
-            1.13831,   // hangul
-            1.15111,   // cjk_runs
+            1.174,     // han
+            0.983478,  // kana
+            1.13818,   // hangul
+            1.15159,   // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            1.20752,   // digit_runs
-            0.338543,  // digit_triples
-            0.385343,  // space_before_digit
-            0.181474,  // newlines
+            1.26419,   // digit_runs
+            0.293277,  // digit_triples
+            0.408753,  // space_before_digit
+            0.232779,  // newlines
             0.0,       // blank_lines
-            0.40936,   // indent_runs
+            0.372728,  // indent_runs
             0.0,       // indent_chars
-            0.525335,  // tabs
-            0.373401,  // ascii_punct
-            0.251957,  // punct_runs
+            0.529421,  // tabs
+            0.37541,   // ascii_punct
+            0.221849,  // punct_runs
             0.0,       // punct_before_word
-            0.788887,  // bmp_symbols
+            0.818861,  // bmp_symbols
             0.0,       // astral_symbols
-            2.2325,    // emoji
-            3.63148,   // bmp_emoji
-            3.60126,   // flags
-            3.47866,   // emoji_parts
+            2.23798,   // emoji
+            3.53103,   // bmp_emoji
+            3.60499,   // flags
+            3.48962,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            2.38528,   // latin_ext_a_letters
-            3.56259,   // cyrillic_ext_letters
+            2.36535,   // latin_ext_a_letters
+            3.52485,   // cyrillic_ext_letters
+            1.17812,   // arabic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -425,116 +432,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // claude
     FamilyWeights {
         text: [
-            0.00124717,  // latin_letters
-            0.521823,    // words
-            0.081461,    // case_humps
-            0.078824,    // upper_letters
-            0.0,         // caps_letters
-            0.327766,    // vowels
-            0.0,         // consonant_clusters
-            0.671553,    // rare_bigrams
-            1.66362,     // latin_ext_letters
-            1.56469,     // combining_marks
-            2.75287,     // vietnamese_letters
-            0.373951,    // cyrillic_letters
-            1.14124,     // greek_letters
-            1.87756,     // armenian_letters
-            1.19038,     // georgian_letters
-            0.750513,    // hebrew_letters
-            0.840616,    // arabic_letters
-            1.09552,     // devanagari_letters
-            1.76987,     // bengali_letters
-            1.85778,     // tamil_letters
-            2.15259,     // indic_letters
-            1.69072,     // thai_letters
-            0.943185,    // other_letters
-            0.611318,    // script_words
-            0.00237743,  // long_word_excess
-            0.827191,    // han
-            1.00195,     // kana
-            1.174,       // hangul
-            0.553899,    // cjk_runs
-            0.0,         // cjk_punct
-            0.000119621, // digits
-            1.28215,     // digit_runs
-            0.177675,    // digit_triples
-            0.0,         // space_before_digit
-            1.15654,     // newlines
-            0.0,         // blank_lines
-            0.0,         // indent_runs
-            0.0,         // indent_chars
-            0.526052,    // tabs
-            0.166851,    // ascii_punct
-            0.391897,    // punct_runs
-            0.912033,    // punct_before_word
-            1.15823,     // bmp_symbols
-            0.0,         // astral_symbols
-            2.13812,     // emoji
-            5.9653,      // bmp_emoji
-            2.5175,      // flags
-            2.28265,     // emoji_parts
-            0.015566,    // base64_chars
-            0.0,         // hex_chars
-            1.0,         // repeat_pieces
-            0.0,         // utf8_bytes
-            1.9527,      // latin_ext_a_letters
-            2.18245,     // cyrillic_ext_letters
+            0.00156196, // latin_letters
+            0.522433,   // words
+            0.0851636,  // case_humps
+            0.0779857,  // upper_letters
+            0.0,        // caps_letters
+            0.327197,   // vowels
+            0.0,        // consonant_clusters
+            0.673111,   // rare_bigrams
+            1.66376,    // latin_ext_letters
+            1.56501,    // combining_marks
+            2.7512,     // vietnamese_letters
+            0.374341,   // cyrillic_letters
+            1.1418,     // greek_letters
+            1.87784,    // armenian_letters
+            1.19094,    // georgian_letters
+            0.751507,   // hebrew_letters
+            0.80995,    // arabic_letters
+            1.09572,    // devanagari_letters
+            1.77044,    // bengali_letters
+            1.85794,    // tamil_letters
+            2.15315,    // indic_letters
+            1.69159,    // thai_letters
+            0.943164,   // other_letters
+            0.609812,   // script_words
+            0.00203075, // long_word_excess
+            0.82765,    // han
+            1.00221,    // kana
+            1.17375,    // hangul
+            0.55458,    // cjk_runs
+            0.0,        // cjk_punct
+            0.0,        // digits
+            1.3314,     // digit_runs
+            0.137154,   // digit_triples
+            0.0,        // space_before_digit
+            1.14527,    // newlines
+            0.0,        // blank_lines
+            0.0,        // indent_runs
+            0.0,        // indent_chars
+            0.530061,   // tabs
+            0.167878,   // ascii_punct
+            0.394581,   // punct_runs
+            0.907306,   // punct_before_word
+            1.15118,    // bmp_symbols
+            0.0,        // astral_symbols
+            2.13857,    // emoji
+            5.96414,    // bmp_emoji
+            2.52103,    // flags
+            2.28013,    // emoji_parts
+            0.013408,   // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.95332,    // latin_ext_a_letters
+            2.18311,    // cyrillic_ext_letters
+            1.23187,    // arabic_ext_letters
         ],
         conservative_text: [
-            0.133509,  // latin_letters
-            0.559148,  // words
+            0.13515,   // latin_letters
+            0.542681,  // words
             0.0,       // case_humps
-            0.163501,  // upper_letters
+            0.164049,  // upper_letters
             0.0,       // caps_letters
-            0.377567,  // vowels
+            0.380217,  // vowels
             0.0,       // consonant_clusters
-            0.450828,  // rare_bigrams
-            1.90177,   // latin_ext_letters
-            1.04529,   // combining_marks
-            3.17079,   // vietnamese_letters
-            0.559757,  // cyrillic_letters
-            1.30292,   // greek_letters
-            1.96002,   // armenian_letters
-            1.47602,   // georgian_letters
-            0.952419,  // hebrew_letters
-            0.996549,  // arabic_letters
-            1.2969,    // devanagari_letters
-            1.93109,   // bengali_letters
-            1.94746,   // tamil_letters
-            2.87473,   // indic_letters
-            1.89513,   // thai_letters
-            2.8783,    // other_letters
-            0.750311,  // script_words
+            0.445962,  // rare_bigrams
+            1.90767,   // latin_ext_letters
+            1.05168,   // combining_marks
+            3.15972,   // vietnamese_letters
+            0.565781,  // cyrillic_letters
+            1.3129,    // greek_letters
+            1.96628,   // armenian_letters
+            1.48052,   // georgian_letters
+            0.962651,  // hebrew_letters
+            0.96929,   // arabic_letters
+            1.30565,   // devanagari_letters
+            1.93446,   // bengali_letters
+            1.95415,   // tamil_letters
+            2.88757,   // indic_letters
+            1.89897,   // thai_letters
+            2.88291,   // other_letters
+            0.716285,  // script_words
             0.0,       // long_word_excess
-            0.991568,  // han
-            0.988761,  // kana
-            1.03913,   // hangul
-            1.74992,   // cjk_runs
+            0.989888,  // han
+            0.988674,  // kana
+            1.03983,   // hangul
+            1.74521,   // cjk_runs
             0.0,       // cjk_punct
-            0.170261,  // digits
-            1.24705,   // digit_runs
-            0.0544427, // digit_triples
+            0.190649,  // digits
+            1.23512,   // digit_runs
+            0.0607158, // digit_triples
             0.0,       // space_before_digit
-            0.315251,  // newlines
+            0.33033,   // newlines
             0.0,       // blank_lines
-            0.155617,  // indent_runs
+            0.138154,  // indent_runs
             0.0,       // indent_chars
-            0.779996,  // tabs
-            0.383695,  // ascii_punct
-            0.0905724, // punct_runs
-            0.291376,  // punct_before_word
-            1.39969,   // bmp_symbols
+            0.769619,  // tabs
+            0.381261,  // ascii_punct
+            0.103269,  // punct_runs
+            0.285151,  // punct_before_word
+            1.38706,   // bmp_symbols
             0.0,       // astral_symbols
-            2.45006,   // emoji
-            4.69549,   // bmp_emoji
-            2.45959,   // flags
-            3.07268,   // emoji_parts
+            2.45229,   // emoji
+            4.65556,   // bmp_emoji
+            2.4478,    // flags
+            3.07563,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            2.50168,   // latin_ext_a_letters
-            2.61458,   // cyrillic_ext_letters
+            2.50019,   // latin_ext_a_letters
+            2.67047,   // cyrillic_ext_letters
+            1.31686,   // arabic_ext_letters
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -544,116 +553,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // qwen
     FamilyWeights {
         text: [
-            0.0282865, // latin_letters
-            0.542113,  // words
+            0.0322739, // latin_letters
+            0.528141,  // words
             0.0,       // case_humps
-            0.0365646, // upper_letters
+            0.0365331, // upper_letters
             0.0,       // caps_letters
-            0.213009,  // vowels
+            0.209151,  // vowels
             0.0,       // consonant_clusters
-            0.620131,  // rare_bigrams
-            1.21584,   // latin_ext_letters
-            1.21215,   // combining_marks
+            0.613944,  // rare_bigrams
+            1.22066,   // latin_ext_letters
+            1.21105,   // combining_marks
             0.0,       // vietnamese_letters
-            0.226001,  // cyrillic_letters
-            0.814763,  // greek_letters
-            0.910901,  // armenian_letters
-            0.840351,  // georgian_letters
-            0.213379,  // hebrew_letters
-            0.266307,  // arabic_letters
-            0.826789,  // devanagari_letters
-            0.977422,  // bengali_letters
-            0.958632,  // tamil_letters
-            1.359,     // indic_letters
-            0.362032,  // thai_letters
-            1.23623,   // other_letters
-            0.538274,  // script_words
-            0.0547465, // long_word_excess
-            0.579164,  // han
-            0.577333,  // kana
-            0.616415,  // hangul
-            0.525163,  // cjk_runs
-            0.301658,  // cjk_punct
-            0.770649,  // digits
-            0.838976,  // digit_runs
+            0.231947,  // cyrillic_letters
+            0.820517,  // greek_letters
+            0.915816,  // armenian_letters
+            0.847045,  // georgian_letters
+            0.222432,  // hebrew_letters
+            0.191031,  // arabic_letters
+            0.833753,  // devanagari_letters
+            0.983125,  // bengali_letters
+            0.96325,   // tamil_letters
+            1.36491,   // indic_letters
+            0.368495,  // thai_letters
+            1.24455,   // other_letters
+            0.506983,  // script_words
+            0.0525285, // long_word_excess
+            0.576408,  // han
+            0.574902,  // kana
+            0.615375,  // hangul
+            0.522037,  // cjk_runs
+            0.311895,  // cjk_punct
+            0.766877,  // digits
+            0.848867,  // digit_runs
             0.0,       // digit_triples
-            0.953342,  // space_before_digit
-            0.878111,  // newlines
+            0.958344,  // space_before_digit
+            0.901808,  // newlines
             0.0,       // blank_lines
-            0.291456,  // indent_runs
+            0.260666,  // indent_runs
             0.0,       // indent_chars
-            0.505922,  // tabs
-            0.330206,  // ascii_punct
-            0.206137,  // punct_runs
-            0.134233,  // punct_before_word
-            0.92932,   // bmp_symbols
+            0.500391,  // tabs
+            0.325826,  // ascii_punct
+            0.211602,  // punct_runs
+            0.148903,  // punct_before_word
+            0.927709,  // bmp_symbols
             0.0,       // astral_symbols
-            0.994583,  // emoji
-            7.20446,   // bmp_emoji
-            0.684746,  // flags
-            0.674561,  // emoji_parts
-            0.0676743, // base64_chars
-            0.043114,  // hex_chars
+            0.976035,  // emoji
+            7.2058,    // bmp_emoji
+            0.677646,  // flags
+            0.678027,  // emoji_parts
+            0.0693788, // base64_chars
+            0.0358733, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.48188,   // latin_ext_a_letters
-            1.95064,   // cyrillic_ext_letters
+            1.48577,   // latin_ext_a_letters
+            1.95368,   // cyrillic_ext_letters
+            1.31133,   // arabic_ext_letters
         ],
         conservative_text: [
-            0.0984908, // latin_letters
-            0.342092,  // words
+            0.0889784, // latin_letters
+            0.342607,  // words
             0.0,       // case_humps
-            0.253341,  // upper_letters
+            0.25983,   // upper_letters
             0.0,       // caps_letters
-            0.45528,   // vowels
-            0.152123,  // consonant_clusters
-            0.400798,  // rare_bigrams
-            2.05289,   // latin_ext_letters
-            0.78031,   // combining_marks
-            1.25597,   // vietnamese_letters
-            0.490114,  // cyrillic_letters
-            0.947509,  // greek_letters
-            1.01204,   // armenian_letters
-            1.0079,    // georgian_letters
-            0.52487,   // hebrew_letters
-            0.624733,  // arabic_letters
-            1.03929,   // devanagari_letters
-            1.17652,   // bengali_letters
-            1.16319,   // tamil_letters
-            1.71198,   // indic_letters
-            0.631057,  // thai_letters
-            1.58257,   // other_letters
-            0.450959,  // script_words
+            0.475731,  // vowels
+            0.167176,  // consonant_clusters
+            0.399029,  // rare_bigrams
+            2.07347,   // latin_ext_letters
+            0.781503,  // combining_marks
+            1.26215,   // vietnamese_letters
+            0.451646,  // cyrillic_letters
+            0.924047,  // greek_letters
+            0.992711,  // armenian_letters
+            0.97663,   // georgian_letters
+            0.496838,  // hebrew_letters
+            0.443567,  // arabic_letters
+            0.995999,  // devanagari_letters
+            1.12827,   // bengali_letters
+            1.12767,   // tamil_letters
+            1.67022,   // indic_letters
+            0.613804,  // thai_letters
+            1.56639,   // other_letters
+            0.674714,  // script_words
             0.0,       // long_word_excess
-            0.683532,  // han
-            0.769879,  // kana
-            0.854883,  // hangul
-            0.852288,  // cjk_runs
+            0.690792,  // han
+            0.769168,  // kana
+            0.85501,   // hangul
+            0.851808,  // cjk_runs
             0.0,       // cjk_punct
-            0.578308,  // digits
-            0.608888,  // digit_runs
-            0.574795,  // digit_triples
-            0.381186,  // space_before_digit
-            0.141481,  // newlines
+            0.522417,  // digits
+            0.519458,  // digit_runs
+            0.724885,  // digit_triples
+            0.426084,  // space_before_digit
+            0.116275,  // newlines
             0.0,       // blank_lines
-            0.563719,  // indent_runs
+            0.56062,   // indent_runs
             0.0,       // indent_chars
-            0.469298,  // tabs
-            0.330265,  // ascii_punct
-            0.318203,  // punct_runs
+            0.475358,  // tabs
+            0.349753,  // ascii_punct
+            0.288175,  // punct_runs
             0.0,       // punct_before_word
-            0.617413,  // bmp_symbols
+            0.655859,  // bmp_symbols
             0.0,       // astral_symbols
-            2.52438,   // emoji
-            6.29032,   // bmp_emoji
-            1.70094,   // flags
-            0.73856,   // emoji_parts
+            2.52737,   // emoji
+            6.2836,    // bmp_emoji
+            1.69695,   // flags
+            0.727267,  // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.89337,   // latin_ext_a_letters
-            1.95229,   // cyrillic_ext_letters
+            1.92365,   // latin_ext_a_letters
+            1.83297,   // cyrillic_ext_letters
+            1.24237,   // arabic_ext_letters
         ],
         per_message: 5.22553,
         per_call: 0.0,
@@ -663,116 +674,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // gemini
     FamilyWeights {
         text: [
-            0.03437,   // latin_letters
-            0.545402,  // words
-            0.110799,  // case_humps
-            0.0826595, // upper_letters
+            0.0344061, // latin_letters
+            0.544947,  // words
+            0.111001,  // case_humps
+            0.0826624, // upper_letters
             0.0,       // caps_letters
-            0.119877,  // vowels
-            0.0456969, // consonant_clusters
-            0.319831,  // rare_bigrams
-            0.740297,  // latin_ext_letters
-            2.04892,   // combining_marks
+            0.119961,  // vowels
+            0.0462104, // consonant_clusters
+            0.320048,  // rare_bigrams
+            0.740502,  // latin_ext_letters
+            2.04858,   // combining_marks
             0.0,       // vietnamese_letters
-            0.149157,  // cyrillic_letters
-            0.375042,  // greek_letters
-            0.491473,  // armenian_letters
-            0.60772,   // georgian_letters
-            0.348517,  // hebrew_letters
-            0.217987,  // arabic_letters
-            0.387877,  // devanagari_letters
-            0.487308,  // bengali_letters
-            0.404823,  // tamil_letters
-            0.562016,  // indic_letters
-            0.285765,  // thai_letters
-            0.743287,  // other_letters
-            0.105502,  // script_words
-            0.0410404, // long_word_excess
-            0.509951,  // han
-            0.342326,  // kana
-            0.744217,  // hangul
+            0.149895,  // cyrillic_letters
+            0.375977,  // greek_letters
+            0.492029,  // armenian_letters
+            0.60817,   // georgian_letters
+            0.349552,  // hebrew_letters
+            0.216691,  // arabic_letters
+            0.388709,  // devanagari_letters
+            0.488191,  // bengali_letters
+            0.405555,  // tamil_letters
+            0.562649,  // indic_letters
+            0.286192,  // thai_letters
+            0.743726,  // other_letters
+            0.101292,  // script_words
+            0.0406107, // long_word_excess
+            0.509228,  // han
+            0.341863,  // kana
+            0.743702,  // hangul
             0.0,       // cjk_runs
-            0.828405,  // cjk_punct
-            0.933258,  // digits
-            0.232176,  // digit_runs
+            0.834617,  // cjk_punct
+            0.933516,  // digits
+            0.232504,  // digit_runs
             0.0,       // digit_triples
-            0.853064,  // space_before_digit
-            1.36275,   // newlines
+            0.852416,  // space_before_digit
+            1.36564,   // newlines
             0.0,       // blank_lines
-            0.544613,  // indent_runs
-            0.0243743, // indent_chars
-            0.0673943, // tabs
-            0.173693,  // ascii_punct
-            0.631756,  // punct_runs
-            0.966779,  // punct_before_word
-            0.577635,  // bmp_symbols
+            0.543034,  // indent_runs
+            0.0244302, // indent_chars
+            0.0670922, // tabs
+            0.173598,  // ascii_punct
+            0.630994,  // punct_runs
+            0.966963,  // punct_before_word
+            0.577684,  // bmp_symbols
             0.0,       // astral_symbols
-            0.970855,  // emoji
-            2.30903,   // bmp_emoji
-            0.608719,  // flags
-            0.447283,  // emoji_parts
-            0.141193,  // base64_chars
-            0.0455486, // hex_chars
+            0.972641,  // emoji
+            2.309,     // bmp_emoji
+            0.607215,  // flags
+            0.446388,  // emoji_parts
+            0.14095,   // base64_chars
+            0.0453647, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            0.978153,  // latin_ext_a_letters
-            1.03584,   // cyrillic_ext_letters
+            0.977725,  // latin_ext_a_letters
+            1.03663,   // cyrillic_ext_letters
+            0.257306,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.121266,  // latin_letters
-            0.249144,  // words
+            0.121705,  // latin_letters
+            0.240206,  // words
             0.0,       // case_humps
-            0.253966,  // upper_letters
+            0.247893,  // upper_letters
             0.0,       // caps_letters
-            0.295956,  // vowels
+            0.300106,  // vowels
             0.0,       // consonant_clusters
-            0.428078,  // rare_bigrams
-            1.28901,   // latin_ext_letters
-            1.44734,   // combining_marks
-            1.12097,   // vietnamese_letters
-            0.336565,  // cyrillic_letters
-            0.580078,  // greek_letters
-            0.666158,  // armenian_letters
-            0.772634,  // georgian_letters
-            0.544827,  // hebrew_letters
-            0.393808,  // arabic_letters
-            0.609088,  // devanagari_letters
-            0.679333,  // bengali_letters
-            0.620971,  // tamil_letters
-            0.855005,  // indic_letters
-            0.474404,  // thai_letters
-            0.939425,  // other_letters
-            0.46746,   // script_words
+            0.428567,  // rare_bigrams
+            1.29518,   // latin_ext_letters
+            1.44461,   // combining_marks
+            1.12429,   // vietnamese_letters
+            0.333643,  // cyrillic_letters
+            0.573113,  // greek_letters
+            0.663834,  // armenian_letters
+            0.770323,  // georgian_letters
+            0.537802,  // hebrew_letters
+            0.36119,   // arabic_letters
+            0.605135,  // devanagari_letters
+            0.674848,  // bengali_letters
+            0.613431,  // tamil_letters
+            0.849904,  // indic_letters
+            0.471328,  // thai_letters
+            0.937127,  // other_letters
+            0.504058,  // script_words
             0.0,       // long_word_excess
-            0.660758,  // han
-            0.455153,  // kana
-            0.882173,  // hangul
-            0.683383,  // cjk_runs
+            0.665062,  // han
+            0.460795,  // kana
+            0.885778,  // hangul
+            0.661397,  // cjk_runs
             0.0,       // cjk_punct
-            0.753432,  // digits
-            0.0890218, // digit_runs
-            0.645824,  // digit_triples
-            0.804249,  // space_before_digit
-            0.568797,  // newlines
+            0.711083,  // digits
+            0.0580597, // digit_runs
+            0.748803,  // digit_triples
+            0.75182,   // space_before_digit
+            0.547941,  // newlines
             0.0,       // blank_lines
-            0.257824,  // indent_runs
-            0.0834338, // indent_chars
-            0.219466,  // tabs
-            0.450972,  // ascii_punct
-            0.298447,  // punct_runs
-            0.511577,  // punct_before_word
-            0.729707,  // bmp_symbols
+            0.234318,  // indent_runs
+            0.0778644, // indent_chars
+            0.186978,  // tabs
+            0.440261,  // ascii_punct
+            0.350567,  // punct_runs
+            0.524902,  // punct_before_word
+            0.676489,  // bmp_symbols
             0.0,       // astral_symbols
-            2.45499,   // emoji
-            1.37092,   // bmp_emoji
-            0.198422,  // flags
-            0.478131,  // emoji_parts
+            2.45592,   // emoji
+            1.37452,   // bmp_emoji
+            0.208942,  // flags
+            0.466954,  // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.07791,   // latin_ext_a_letters
-            1.74539,   // cyrillic_ext_letters
+            1.0652,    // latin_ext_a_letters
+            1.74945,   // cyrillic_ext_letters
+            0.802495,  // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -782,116 +795,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // llama3
     FamilyWeights {
         text: [
-            0.0290565, // latin_letters
-            0.479072,  // words
+            0.0278284, // latin_letters
+            0.478074,  // words
             0.0,       // case_humps
-            0.0467848, // upper_letters
+            0.04725,   // upper_letters
             0.0,       // caps_letters
-            0.247355,  // vowels
+            0.250301,  // vowels
             0.0,       // consonant_clusters
-            0.604533,  // rare_bigrams
-            1.11918,   // latin_ext_letters
-            2.37611,   // combining_marks
+            0.60717,   // rare_bigrams
+            1.12022,   // latin_ext_letters
+            2.37805,   // combining_marks
             0.0,       // vietnamese_letters
-            0.231917,  // cyrillic_letters
-            0.327725,  // greek_letters
-            1.74289,   // armenian_letters
-            1.8907,    // georgian_letters
-            0.973326,  // hebrew_letters
-            0.272564,  // arabic_letters
-            0.474779,  // devanagari_letters
-            1.22867,   // bengali_letters
-            1.46457,   // tamil_letters
-            1.81297,   // indic_letters
-            0.383186,  // thai_letters
-            1.84084,   // other_letters
-            0.257335,  // script_words
-            0.0171463, // long_word_excess
-            0.732102,  // han
-            0.628921,  // kana
-            0.71152,   // hangul
+            0.232239,  // cyrillic_letters
+            0.328396,  // greek_letters
+            1.7435,    // armenian_letters
+            1.89131,   // georgian_letters
+            0.973606,  // hebrew_letters
+            0.279104,  // arabic_letters
+            0.475008,  // devanagari_letters
+            1.22906,   // bengali_letters
+            1.46495,   // tamil_letters
+            1.81319,   // indic_letters
+            0.384378,  // thai_letters
+            1.84102,   // other_letters
+            0.257137,  // script_words
+            0.0152475, // long_word_excess
+            0.732121,  // han
+            0.628906,  // kana
+            0.711594,  // hangul
             0.0,       // cjk_runs
-            0.312417,  // cjk_punct
+            0.314106,  // cjk_punct
             0.0,       // digits
-            1.48689,   // digit_runs
+            1.48794,   // digit_runs
             0.0,       // digit_triples
-            0.988643,  // space_before_digit
-            0.970444,  // newlines
+            0.98661,   // space_before_digit
+            0.970547,  // newlines
             0.0,       // blank_lines
-            0.201416,  // indent_runs
+            0.20843,   // indent_runs
             0.0,       // indent_chars
-            0.521897,  // tabs
-            0.295042,  // ascii_punct
-            0.247679,  // punct_runs
-            0.228578,  // punct_before_word
-            0.932863,  // bmp_symbols
+            0.519517,  // tabs
+            0.295776,  // ascii_punct
+            0.246012,  // punct_runs
+            0.229564,  // punct_before_word
+            0.931428,  // bmp_symbols
             0.0,       // astral_symbols
-            2.23382,   // emoji
-            6.76026,   // bmp_emoji
-            2.58481,   // flags
-            1.03617,   // emoji_parts
-            0.0910183, // base64_chars
-            0.0215149, // hex_chars
+            2.23547,   // emoji
+            6.78361,   // bmp_emoji
+            2.58483,   // flags
+            1.0308,    // emoji_parts
+            0.0907455, // base64_chars
+            0.0208788, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.07882,   // latin_ext_a_letters
-            0.166895,  // cyrillic_ext_letters
+            1.07851,   // latin_ext_a_letters
+            0.167788,  // cyrillic_ext_letters
+            0.0892149, // arabic_ext_letters
         ],
         conservative_text: [
-            0.0198977, // latin_letters
-            0.327184,  // words
+            0.0202032, // latin_letters
+            0.326305,  // words
             0.0,       // case_humps
-            0.321145,  // upper_letters
+            0.320528,  // upper_letters
             0.0,       // caps_letters
-            0.624377,  // vowels
-            0.307866,  // consonant_clusters
-            0.337583,  // rare_bigrams
-            1.91883,   // latin_ext_letters
-            1.97316,   // combining_marks
-            1.09574,   // vietnamese_letters
-            0.369187,  // cyrillic_letters
-            0.471603,  // greek_letters
-            1.91958,   // armenian_letters
-            1.97246,   // georgian_letters
-            1.1307,    // hebrew_letters
-            0.499386,  // arabic_letters
-            0.610672,  // devanagari_letters
-            1.45587,   // bengali_letters
-            1.62807,   // tamil_letters
-            1.95016,   // indic_letters
-            0.49077,   // thai_letters
-            1.99975,   // other_letters
-            0.608112,  // script_words
+            0.624292,  // vowels
+            0.306971,  // consonant_clusters
+            0.337398,  // rare_bigrams
+            1.90256,   // latin_ext_letters
+            1.96689,   // combining_marks
+            1.09665,   // vietnamese_letters
+            0.373884,  // cyrillic_letters
+            0.479704,  // greek_letters
+            1.92352,   // armenian_letters
+            1.97941,   // georgian_letters
+            1.1372,    // hebrew_letters
+            0.421856,  // arabic_letters
+            0.621033,  // devanagari_letters
+            1.46754,   // bengali_letters
+            1.63455,   // tamil_letters
+            1.95604,   // indic_letters
+            0.493439,  // thai_letters
+            2.00313,   // other_letters
+            0.5571,    // script_words
             0.0,       // long_word_excess
-            0.915305,  // han
-            0.739539,  // kana
-            0.889305,  // hangul
-            0.367637,  // cjk_runs
+            0.916971,  // han
+            0.742676,  // kana
+            0.89759,   // hangul
+            0.348617,  // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            0.850256,  // digit_runs
-            0.662767,  // digit_triples
-            0.386228,  // space_before_digit
-            0.255363,  // newlines
+            0.837342,  // digit_runs
+            0.68103,   // digit_triples
+            0.363071,  // space_before_digit
+            0.27494,   // newlines
             0.0,       // blank_lines
-            0.490262,  // indent_runs
+            0.476967,  // indent_runs
             0.0,       // indent_chars
-            0.417296,  // tabs
-            0.390319,  // ascii_punct
-            0.263445,  // punct_runs
+            0.408403,  // tabs
+            0.388948,  // ascii_punct
+            0.263816,  // punct_runs
             0.0,       // punct_before_word
-            0.753718,  // bmp_symbols
+            0.753675,  // bmp_symbols
             0.0,       // astral_symbols
-            2.21754,   // emoji
-            3.58935,   // bmp_emoji
-            2.99648,   // flags
-            3.51648,   // emoji_parts
+            2.21336,   // emoji
+            3.62528,   // bmp_emoji
+            2.99053,   // flags
+            3.52202,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            2.16578,   // latin_ext_a_letters
-            2.55314,   // cyrillic_ext_letters
+            2.16545,   // latin_ext_a_letters
+            2.57673,   // cyrillic_ext_letters
+            0.818272,  // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -901,116 +916,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // deepseek
     FamilyWeights {
         text: [
-            0.0240083, // latin_letters
-            0.425421,  // words
+            0.0242488, // latin_letters
+            0.424649,  // words
             0.0,       // case_humps
-            0.167551,  // upper_letters
+            0.167379,  // upper_letters
             0.0,       // caps_letters
-            0.272518,  // vowels
+            0.272069,  // vowels
             0.0,       // consonant_clusters
-            0.511402,  // rare_bigrams
-            1.2394,    // latin_ext_letters
-            2.50352,   // combining_marks
-            0.838578,  // vietnamese_letters
-            0.214979,  // cyrillic_letters
-            0.403557,  // greek_letters
-            0.49625,   // armenian_letters
-            0.627593,  // georgian_letters
-            0.392818,  // hebrew_letters
-            0.272428,  // arabic_letters
-            0.553795,  // devanagari_letters
-            0.26064,   // bengali_letters
-            0.5706,    // tamil_letters
-            0.754267,  // indic_letters
-            0.238451,  // thai_letters
-            0.866563,  // other_letters
-            0.411175,  // script_words
+            0.511781,  // rare_bigrams
+            1.23676,   // latin_ext_letters
+            2.50047,   // combining_marks
+            0.838882,  // vietnamese_letters
+            0.219014,  // cyrillic_letters
+            0.410307,  // greek_letters
+            0.501348,  // armenian_letters
+            0.634108,  // georgian_letters
+            0.404564,  // hebrew_letters
+            0.26032,   // arabic_letters
+            0.562311,  // devanagari_letters
+            0.267183,  // bengali_letters
+            0.576025,  // tamil_letters
+            0.761377,  // indic_letters
+            0.240411,  // thai_letters
+            0.86958,   // other_letters
+            0.372797,  // script_words
             0.0,       // long_word_excess
-            0.549246,  // han
-            0.645181,  // kana
-            0.802027,  // hangul
+            0.54802,   // han
+            0.644395,  // kana
+            0.802116,  // hangul
             0.0,       // cjk_runs
-            0.479139,  // cjk_punct
+            0.484032,  // cjk_punct
             0.0,       // digits
-            1.4259,    // digit_runs
+            1.42958,   // digit_runs
             0.0,       // digit_triples
-            0.6687,    // space_before_digit
-            1.0864,    // newlines
+            0.666763,  // space_before_digit
+            1.09781,   // newlines
             0.0,       // blank_lines
-            0.291341,  // indent_runs
+            0.288706,  // indent_runs
             0.0,       // indent_chars
-            0.475691,  // tabs
-            0.340543,  // ascii_punct
-            0.226729,  // punct_runs
-            0.40432,   // punct_before_word
-            1.04776,   // bmp_symbols
+            0.474997,  // tabs
+            0.337984,  // ascii_punct
+            0.225456,  // punct_runs
+            0.40819,   // punct_before_word
+            1.04707,   // bmp_symbols
             0.0,       // astral_symbols
-            1.66245,   // emoji
-            5.14143,   // bmp_emoji
-            1.56177,   // flags
-            1.07787,   // emoji_parts
-            0.0754996, // base64_chars
-            0.123433,  // hex_chars
+            1.66061,   // emoji
+            5.12204,   // bmp_emoji
+            1.55647,   // flags
+            1.08528,   // emoji_parts
+            0.0749734, // base64_chars
+            0.122889,  // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.27176,   // latin_ext_a_letters
-            1.6408,    // cyrillic_ext_letters
+            1.2719,    // latin_ext_a_letters
+            1.65256,   // cyrillic_ext_letters
+            0.523102,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.103363,   // latin_letters
-            0.395825,   // words
+            0.100455,   // latin_letters
+            0.39928,    // words
             0.0,        // case_humps
-            0.270294,   // upper_letters
+            0.27029,    // upper_letters
             0.0,        // caps_letters
-            0.406481,   // vowels
-            0.132097,   // consonant_clusters
-            0.368706,   // rare_bigrams
-            1.4096,     // latin_ext_letters
-            2.24112,    // combining_marks
-            1.76721,    // vietnamese_letters
-            0.397408,   // cyrillic_letters
-            0.589602,   // greek_letters
-            0.725328,   // armenian_letters
-            0.831876,   // georgian_letters
-            0.597706,   // hebrew_letters
-            0.495131,   // arabic_letters
-            0.774428,   // devanagari_letters
-            0.552846,   // bengali_letters
-            0.778591,   // tamil_letters
-            1.16418,    // indic_letters
-            0.442365,   // thai_letters
-            1.21373,    // other_letters
-            0.603982,   // script_words
+            0.412057,   // vowels
+            0.133551,   // consonant_clusters
+            0.37148,    // rare_bigrams
+            1.43078,    // latin_ext_letters
+            2.24663,    // combining_marks
+            1.7683,     // vietnamese_letters
+            0.397257,   // cyrillic_letters
+            0.586877,   // greek_letters
+            0.718396,   // armenian_letters
+            0.828255,   // georgian_letters
+            0.593351,   // hebrew_letters
+            0.39556,    // arabic_letters
+            0.772001,   // devanagari_letters
+            0.548022,   // bengali_letters
+            0.779876,   // tamil_letters
+            1.16056,    // indic_letters
+            0.440069,   // thai_letters
+            1.21238,    // other_letters
+            0.622313,   // script_words
             0.0,        // long_word_excess
-            0.590085,   // han
-            0.705603,   // kana
-            0.821922,   // hangul
-            0.854607,   // cjk_runs
+            0.592089,   // han
+            0.703959,   // kana
+            0.820719,   // hangul
+            0.854285,   // cjk_runs
             0.0,        // cjk_punct
             0.0,        // digits
-            1.56842,    // digit_runs
-            0.00920748, // digit_triples
-            0.360603,   // space_before_digit
-            0.238624,   // newlines
+            1.5731,     // digit_runs
+            0.00353439, // digit_triples
+            0.352092,   // space_before_digit
+            0.209028,   // newlines
             0.0,        // blank_lines
-            0.374462,   // indent_runs
+            0.390732,   // indent_runs
             0.0,        // indent_chars
-            0.457342,   // tabs
-            0.44191,    // ascii_punct
-            0.223409,   // punct_runs
+            0.462658,   // tabs
+            0.441301,   // ascii_punct
+            0.233431,   // punct_runs
             0.0,        // punct_before_word
-            0.926846,   // bmp_symbols
+            0.91332,    // bmp_symbols
             0.0,        // astral_symbols
-            2.51908,    // emoji
-            2.28562,    // bmp_emoji
-            2.68187,    // flags
-            1.58015,    // emoji_parts
+            2.52062,    // emoji
+            2.27736,    // bmp_emoji
+            2.67539,    // flags
+            1.57725,    // emoji_parts
             0.0,        // base64_chars
             0.0,        // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.6631,     // latin_ext_a_letters
-            1.76518,    // cyrillic_ext_letters
+            1.66061,    // latin_ext_a_letters
+            1.75534,    // cyrillic_ext_letters
+            1.01132,    // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
