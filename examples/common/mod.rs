@@ -55,7 +55,8 @@ const CONSERVATIVE_MIN_TOKENS: f64 = 20.0;
 /// count minus this, the rounded answer lands on it. 0.5 (the middle of the
 /// rounding) gave the lowest errors on short messages, but a whole history
 /// is rounded once, not per message, and its p5 fell to 0.920; 0.4 keeps it
-/// at 0.924 for nearly the same figures (`scripts/fidelity --cv 5`,
+/// at 0.924 for nearly the same figures (`scripts/fidelity --cv 5` before
+/// the Arabic split, which moved that p5 to 0.923;
 /// held-out mean |error| over issue 23's languages, per family: 11.5–16.2%
 /// without the offset, 11.1–15.9% with 0.5; with the classes of Latin
 /// Extended-A/B and Cyrillic beyond Russian's, 10.8–15.9% with 0.5 and
