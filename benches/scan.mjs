@@ -28,7 +28,7 @@ export const FEATURE_NAMES = [
   "indent_runs", "indent_chars", "tabs", "ascii_punct", "punct_runs",
   "punct_before_word", "bmp_symbols", "astral_symbols", "emoji", "bmp_emoji",
   "flags", "emoji_parts", "base64_chars", "hex_chars", "repeat_pieces",
-  "utf8_bytes",
+  "utf8_bytes", "latin_ext_a_letters", "cyrillic_ext_letters", "arabic_ext_letters",
 ];
 export const FEATURE_COUNT = FEATURE_NAMES.length;
 
@@ -41,7 +41,8 @@ const [LATIN_LETTERS, WORDS, CASE_HUMPS, UPPER_LETTERS, CAPS_LETTERS, VOWELS,
   DIGIT_TRIPLES, SPACE_BEFORE_DIGIT, NEWLINES, BLANK_LINES, INDENT_RUNS,
   INDENT_CHARS, TABS, ASCII_PUNCT, PUNCT_RUNS, PUNCT_BEFORE_WORD, BMP_SYMBOLS,
   ASTRAL_SYMBOLS, EMOJI, BMP_EMOJI, FLAGS, EMOJI_PARTS, BASE64_CHARS,
-  HEX_CHARS, REPEAT_PIECES, UTF8_BYTES] = FEATURE_NAMES.keys();
+  HEX_CHARS, REPEAT_PIECES, UTF8_BYTES, LATIN_EXT_A_LETTERS,
+  CYRILLIC_EXT_LETTERS, ARABIC_EXT_LETTERS] = FEATURE_NAMES.keys();
 
 const LONG_WORD = 8;
 // Per ASCII letter, the letters that commonly follow it in English, one bit
@@ -180,7 +181,11 @@ export function scan(text) {
         script = VIETNAMESE_LETTERS;
         upper = (u & 1) === 0;
         lower = !upper;
-      } else if ((u >= 0x100 && u <= 0x24f) || (u >= 0x1e00 && u <= 0x1eff)) {
+      } else if (u >= 0x100 && u <= 0x24f) {
+        script = LATIN_EXT_A_LETTERS;
+        upper = (u & 1) === 0;
+        lower = !upper;
+      } else if (u >= 0x1e00 && u <= 0x1eff) {
         script = LATIN_EXT_LETTERS;
         upper = (u & 1) === 0;
         lower = !upper;
@@ -195,12 +200,23 @@ export function scan(text) {
       } else if ((u >= 0x370 && u <= 0x3ff) || (u >= 0x1f00 && u <= 0x1fff)) {
         script = GREEK_LETTERS;
         lower = true;
-      } else if (u >= 0x400 && u <= 0x42f) {
+      } else if ((u >= 0x410 && u <= 0x42f) || u === 0x401) {
+        // Russian's alphabet: А to я, Ё and ё.
         script = CYRILLIC_LETTERS;
         upper = true;
-      } else if (u >= 0x430 && u <= 0x52f) {
+      } else if ((u >= 0x430 && u <= 0x44f) || u === 0x451) {
         script = CYRILLIC_LETTERS;
         lower = true;
+      } else if (u >= 0x400 && u <= 0x40f) {
+        script = CYRILLIC_EXT_LETTERS;
+        upper = true;
+      } else if (u >= 0x450 && u <= 0x45f) {
+        script = CYRILLIC_EXT_LETTERS;
+        lower = true;
+      } else if (u >= 0x460 && u <= 0x52f) {
+        script = CYRILLIC_EXT_LETTERS;
+        upper = (u & 1) === 0;
+        lower = !upper;
       } else if (u >= 0x531 && u <= 0x556) {
         script = ARMENIAN_LETTERS;
         upper = true;
@@ -209,7 +225,10 @@ export function scan(text) {
         lower = true;
       } else if ((u >= 0x590 && u <= 0x5ff) || (u >= 0xfb1d && u <= 0xfb4f)) {
         script = HEBREW_LETTERS;
-      } else if ((u >= 0x600 && u <= 0x6ff) || (u >= 0x750 && u <= 0x77f) || (u >= 0x8a0 && u <= 0x8ff) || (u >= 0xfb50 && u <= 0xfdff) || (u >= 0xfe70 && u <= 0xfeff)) {
+      } else if ((u >= 0x671 && u <= 0x6d3) || (u >= 0x750 && u <= 0x77f) || (u >= 0x8a0 && u <= 0x8ff)) {
+        // The letters of languages other than Arabic (Persian, Urdu, …).
+        script = ARABIC_EXT_LETTERS;
+      } else if ((u >= 0x600 && u <= 0x6ff) || (u >= 0xfb50 && u <= 0xfdff) || (u >= 0xfe70 && u <= 0xfeff)) {
         script = ARABIC_LETTERS;
       } else if (u >= 0x900 && u <= 0x97f) {
         script = DEVANAGARI_LETTERS;
@@ -265,7 +284,7 @@ export function scan(text) {
       // Scanner::letter
       f[script]++;
       // A word that starts with a letter of a non-Latin alphabet.
-      if (cls !== LETTER && script >= CYRILLIC_LETTERS && script <= OTHER_LETTERS) f[SCRIPT_WORDS]++;
+      if (cls !== LETTER && ((script >= CYRILLIC_LETTERS && script <= OTHER_LETTERS) || script === CYRILLIC_EXT_LETTERS || script === ARABIC_EXT_LETTERS)) f[SCRIPT_WORDS]++;
       if (upper) {
         f[UPPER_LETTERS]++;
         if (prevLower) f[CASE_HUMPS]++;

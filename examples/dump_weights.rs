@@ -7,7 +7,7 @@
 //! ```
 //! Output: `{ "feature_names": [...], "families": { "<name>": { "text": [...],
 //! "conservative_text": [...] }, ... } }`. With `--counts` it adds
-//! `"counts": [[...37 counts...], ...]`, one row per line of the corpus, as
+//! `"counts": [[...one per FEATURE_NAMES...], ...]`, one row per line of the corpus, as
 //! the crate's own scanner counts them, so a port can be checked count by
 //! count. Doubles print in their shortest round-trip form, so JavaScript
 //! reads back the very same weights.
@@ -36,7 +36,12 @@ fn run() -> Result<(), String> {
         let w = family.weights();
         families.insert(
             family.name().to_string(),
-            json!({ "text": &w.text[..], "conservative_text": &w.conservative_text[..], "bytes_bound": w.bytes_bound }),
+            // The f32 weights as the doubles the estimator multiplies by.
+            json!({
+                "text": w.text.map(f64::from).to_vec(),
+                "conservative_text": w.conservative_text.map(f64::from).to_vec(),
+                "bytes_bound": w.bytes_bound
+            }),
         );
     }
     let mut out = json!({ "feature_names": &FEATURE_NAMES[..], "families": families });

@@ -4,7 +4,7 @@
 //! must not change one count, one weighted sum or one rounding.
 //!
 //! For edge cases and 1,000 random strings: the scanner's counts. For each
-//! sample of `tokens-dev.jsonl`: the scanner's 37 counts and the
+//! sample of `tokens-dev.jsonl`: every one of the scanner's counts and the
 //! unrounded text estimate of every family and variant and of the spec's
 //! rule, as the bits of the double. For each history of
 //! `histories-dev.jsonl`: the counts summed over its parts (text, calls and

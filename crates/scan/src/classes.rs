@@ -244,7 +244,12 @@ pub(super) fn other(u: u32) -> Other {
             u.is_multiple_of(2),
             !u.is_multiple_of(2),
         ),
-        0x100..=0x24F | 0x1E00..=0x1EFF => letter(
+        0x100..=0x24F => letter(
+            Feature::latin_ext_a_letters,
+            u.is_multiple_of(2),
+            !u.is_multiple_of(2),
+        ),
+        0x1E00..=0x1EFF => letter(
             Feature::latin_ext_letters,
             u.is_multiple_of(2),
             !u.is_multiple_of(2),
@@ -253,12 +258,27 @@ pub(super) fn other(u: u32) -> Other {
         0x300..=0x36F | 0x1DC0..=0x1DFF => letter(Feature::combining_marks, false, false),
         0x391..=0x3A9 => letter(Feature::greek_letters, true, false),
         0x370..=0x3FF | 0x1F00..=0x1FFF => letter(Feature::greek_letters, false, true),
-        0x400..=0x42F => letter(Feature::cyrillic_letters, true, false),
-        0x430..=0x52F => letter(Feature::cyrillic_letters, false, true),
+        // Russian's alphabet: А to я, Ё and ё.
+        0x410..=0x42F | 0x401 => letter(Feature::cyrillic_letters, true, false),
+        0x430..=0x44F | 0x451 => letter(Feature::cyrillic_letters, false, true),
+        0x400..=0x40F => letter(Feature::cyrillic_ext_letters, true, false),
+        0x450..=0x45F => letter(Feature::cyrillic_ext_letters, false, true),
+        // Cyrillic's other letters pair capital and small letters on even
+        // and odd code points, as Latin Extended-A does.
+        0x460..=0x52F => letter(
+            Feature::cyrillic_ext_letters,
+            u.is_multiple_of(2),
+            !u.is_multiple_of(2),
+        ),
         0x531..=0x556 => letter(Feature::armenian_letters, true, false),
         0x530..=0x58F => letter(Feature::armenian_letters, false, true),
         0x590..=0x5FF | 0xFB1D..=0xFB4F => letter(Feature::hebrew_letters, false, false),
-        0x600..=0x6FF | 0x750..=0x77F | 0x8A0..=0x8FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF => {
+        // The Arabic script: the letters of languages other than Arabic
+        // (Persian, Urdu, Pashto, Kurdish, …) apart from Arabic's own.
+        0x671..=0x6D3 | 0x750..=0x77F | 0x8A0..=0x8FF => {
+            letter(Feature::arabic_ext_letters, false, false)
+        }
+        0x600..=0x6FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF => {
             letter(Feature::arabic_letters, false, false)
         }
         0x900..=0x97F => letter(Feature::devanagari_letters, false, false),

@@ -54,15 +54,17 @@ features! {
     /// ASCII letters that follow an ASCII letter they rarely follow in
     /// English (`ij`, `aa`, `zy`, …): words of other languages.
     rare_bigrams,
-    /// Accented Latin letters, precomposed (Latin-1, Extended-A/B, IPA and
-    /// Extended Additional outside Vietnamese's).
+    /// Accented Latin letters, precomposed: Latin-1's (the accents of
+    /// Western European languages), IPA and Extended Additional outside
+    /// Vietnamese's. Latin Extended-A/B is `latin_ext_a_letters`.
     latin_ext_letters,
     /// Combining marks (U+0300 to U+036F, U+1DC0 to U+1DFF): accents of
     /// decomposed (NFD) text.
     combining_marks,
     /// Vietnamese's letters with stacked diacritics (U+1EA0 to U+1EF9).
     vietnamese_letters,
-    /// Cyrillic letters.
+    /// Cyrillic letters of Russian's alphabet (`cyrillic_ext_letters`: the
+    /// others).
     cyrillic_letters,
     /// Greek letters (and Greek Extended).
     greek_letters,
@@ -72,7 +74,8 @@ features! {
     georgian_letters,
     /// Hebrew letters and points.
     hebrew_letters,
-    /// Arabic letters (Arabic, Persian, Urdu; presentation forms too).
+    /// Letters of the Arabic alphabet (the Arabic block's others are
+    /// `arabic_ext_letters`), its marks and digits, presentation forms.
     arabic_letters,
     /// Devanagari (Hindi, Marathi, Nepali), with its vowel signs.
     devanagari_letters,
@@ -153,6 +156,21 @@ features! {
     /// UTF-8 bytes. Never weighted: the bound of byte-level BPE families,
     /// which never produce more tokens than a text has bytes.
     utf8_bytes,
+    /// Latin Extended-A/B letters (U+0100 to U+024F): the letters of
+    /// Central and Eastern European, Baltic, Turkish and Romanian text
+    /// (ą č ė ł ő ř ş ț ų …), which vocabularies hold less well than
+    /// Latin-1's accents.
+    latin_ext_a_letters,
+    /// Cyrillic letters outside Russian's alphabet (Ukrainian і ї є ґ,
+    /// Kazakh ә ғ қ ң ө ұ ү һ, Serbian and Macedonian ђ ј љ њ ћ џ, …):
+    /// vocabularies hold the words of these languages less well than
+    /// Russian's.
+    cyrillic_ext_letters,
+    /// Letters of the Arabic script outside the Arabic alphabet's (U+0671 to
+    /// U+06D3, Arabic Supplement and Extended-A): Persian's پ چ ژ گ ک ی,
+    /// Urdu's ٹ ڈ ڑ ں ھ ے, …, which vocabularies hold less well than
+    /// Arabic's own letters.
+    arabic_ext_letters,
 }
 
 /// What the scanner counted in a text: the inputs of the weighted sum.
@@ -179,12 +197,13 @@ impl TextFeatures {
         }
     }
 
-    /// Weighted sum of the counts.
-    pub fn dot(&self, weights: &[f64; FEATURE_COUNT]) -> f64 {
+    /// Weighted sum of the counts (in `f64`: the weights are stored as
+    /// `f32`, which holds their six significant digits, and summed wide).
+    pub fn dot(&self, weights: &[f32; FEATURE_COUNT]) -> f64 {
         self.counts
             .iter()
             .zip(weights.iter())
-            .map(|(&c, &w)| f64::from(c) * w)
+            .map(|(&c, &w)| f64::from(c) * f64::from(w))
             .sum()
     }
 }
@@ -208,13 +227,15 @@ impl IndexMut<Feature> for TextFeatures {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FamilyWeights {
     /// Tokens per unit of each count of [`TextFeatures`], unbiased
-    /// (compaction-core's `EstimateVariant::Calibrated`).
-    pub text: [f64; FEATURE_COUNT],
+    /// (compaction-core's `EstimateVariant::Calibrated`). Stored as `f32`:
+    /// the fit rounds every weight to six significant digits, which `f32`
+    /// holds, and the table is then half the size in the web build.
+    pub text: [f32; FEATURE_COUNT],
     /// The same for
     /// compaction-core's `EstimateVariant::Conservative`:
     /// fitted on a high quantile and scaled, so content types that vary
     /// more get more margin.
-    pub conservative_text: [f64; FEATURE_COUNT],
+    pub conservative_text: [f32; FEATURE_COUNT],
     /// Chat-template tokens per message (role markers, separators).
     pub per_message: f64,
     /// Template tokens around one function call, beyond its name and

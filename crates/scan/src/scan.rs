@@ -320,7 +320,10 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 // A word that starts with a letter of a non-Latin alphabet.
                 if class != Class::Letter
                     && let Some(count) = count
-                    && (F::cyrillic_letters as u8..=F::other_letters as u8).contains(&(count as u8))
+                    && ((F::cyrillic_letters as u8..=F::other_letters as u8)
+                        .contains(&(count as u8))
+                        || count == F::cyrillic_ext_letters
+                        || count == F::arabic_ext_letters)
                 {
                     f[F::script_words] += 1;
                 }

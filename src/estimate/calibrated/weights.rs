@@ -59,6 +59,9 @@ pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "hex_chars",
     "repeat_pieces",
     "utf8_bytes",
+    "latin_ext_a_letters",
+    "cyrillic_ext_letters",
+    "arabic_ext_letters",
 ];
 
 /// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`.
@@ -66,112 +69,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // universal
     FamilyWeights {
         text: [
-            0.056124,  // latin_letters
-            0.374229,  // words
+            0.0586752, // latin_letters
+            0.406993,  // words
             0.0,       // case_humps
-            0.130688,  // upper_letters
+            0.113829,  // upper_letters
             0.0,       // caps_letters
-            0.242041,  // vowels
+            0.192633,  // vowels
             0.0,       // consonant_clusters
-            0.598776,  // rare_bigrams
-            1.23863,   // latin_ext_letters
-            1.95241,   // combining_marks
-            0.450742,  // vietnamese_letters
-            0.282769,  // cyrillic_letters
-            0.461434,  // greek_letters
-            0.534933,  // armenian_letters
-            0.70305,   // georgian_letters
-            0.408072,  // hebrew_letters
-            0.322704,  // arabic_letters
-            0.527506,  // devanagari_letters
-            0.460413,  // bengali_letters
-            0.533112,  // tamil_letters
-            0.715216,  // indic_letters
-            0.351344,  // thai_letters
-            0.906115,  // other_letters
-            0.339753,  // script_words
+            0.538447,  // rare_bigrams
+            1.11182,   // latin_ext_letters
+            2.03599,   // combining_marks
+            0.290439,  // vietnamese_letters
+            0.246203,  // cyrillic_letters
+            0.420668,  // greek_letters
+            0.51528,   // armenian_letters
+            0.651917,  // georgian_letters
+            0.382782,  // hebrew_letters
+            0.275635,  // arabic_letters
+            0.484029,  // devanagari_letters
+            0.430291,  // bengali_letters
+            0.491011,  // tamil_letters
+            0.663196,  // indic_letters
+            0.327414,  // thai_letters
+            0.870969,  // other_letters
+            0.30054,   // script_words
             0.0,       // long_word_excess
-            0.634642,  // han
-            0.615221,  // kana
-            0.722982,  // hangul
-            0.318631,  // cjk_runs
-            0.382883,  // cjk_punct
-            0.15469,   // digits
-            1.30911,   // digit_runs
-            0.110287,  // digit_triples
-            0.399612,  // space_before_digit
-            0.842058,  // newlines
+            0.635553,  // han
+            0.606508,  // kana
+            0.758375,  // hangul
+            0.102181,  // cjk_runs
+            0.481306,  // cjk_punct
+            0.198988,  // digits
+            1.30073,   // digit_runs
+            0.0,       // digit_triples
+            0.519435,  // space_before_digit
+            1.05486,   // newlines
             0.0,       // blank_lines
-            0.440012,  // indent_runs
+            0.228,     // indent_runs
             0.0,       // indent_chars
-            0.489059,  // tabs
-            0.290983,  // ascii_punct
-            0.193392,  // punct_runs
-            0.384127,  // punct_before_word
-            1.00373,   // bmp_symbols
+            0.423154,  // tabs
+            0.277515,  // ascii_punct
+            0.287614,  // punct_runs
+            0.439117,  // punct_before_word
+            0.984936,  // bmp_symbols
             0.0,       // astral_symbols
-            2.12688,   // emoji
-            4.3214,    // bmp_emoji
-            1.57297,   // flags
-            1.11502,   // emoji_parts
-            0.0187931, // base64_chars
+            1.98843,   // emoji
+            4.49287,   // bmp_emoji
+            1.7363,    // flags
+            1.18783,   // emoji_parts
+            0.0636721, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.24546,   // latin_ext_a_letters
+            1.2125,    // cyrillic_ext_letters
+            0.451844,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.146823,   // latin_letters
-            0.417598,   // words
+            0.148961,   // latin_letters
+            0.410225,   // words
             0.0,        // case_humps
-            0.22644,    // upper_letters
+            0.239539,   // upper_letters
             0.0,        // caps_letters
-            0.375535,   // vowels
-            0.0793308,  // consonant_clusters
-            0.474763,   // rare_bigrams
-            2.0502,     // latin_ext_letters
-            2.03925,    // combining_marks
-            2.60654,    // vietnamese_letters
-            0.582289,   // cyrillic_letters
-            1.23563,    // greek_letters
-            2.08105,    // armenian_letters
-            2.05015,    // georgian_letters
-            1.06191,    // hebrew_letters
-            0.924052,   // arabic_letters
-            1.2911,     // devanagari_letters
-            1.8823,     // bengali_letters
-            2.01306,    // tamil_letters
-            2.18361,    // indic_letters
-            1.07303,    // thai_letters
-            2.06444,    // other_letters
-            0.606597,   // script_words
+            0.367127,   // vowels
+            0.0791097,  // consonant_clusters
+            0.473003,   // rare_bigrams
+            2.00424,    // latin_ext_letters
+            2.04156,    // combining_marks
+            2.53983,    // vietnamese_letters
+            0.518815,   // cyrillic_letters
+            1.24145,    // greek_letters
+            2.0809,     // armenian_letters
+            2.0509,     // georgian_letters
+            1.07623,    // hebrew_letters
+            0.841477,   // arabic_letters
+            1.30026,    // devanagari_letters
+            1.88556,    // bengali_letters
+            2.01448,    // tamil_letters
+            2.18485,    // indic_letters
+            1.07565,    // thai_letters
+            2.0631,     // other_letters
+            0.552277,   // script_words
             0.0,        // long_word_excess
-            0.965279,   // han
-            1.04771,    // kana
-            1.17238,    // hangul
-            1.21027,    // cjk_runs
+            0.967212,   // han
+            1.04685,    // kana
+            1.17233,    // hangul
+            1.20002,    // cjk_runs
             0.0,        // cjk_punct
-            0.499175,   // digits
-            0.0876931,  // digit_runs
-            1.07181,    // digit_triples
-            0.716503,   // space_before_digit
-            0.453217,   // newlines
+            0.541304,   // digits
+            0.184692,   // digit_runs
+            0.893066,   // digit_triples
+            0.779137,   // space_before_digit
+            0.409701,   // newlines
             0.0,        // blank_lines
-            0.400801,   // indent_runs
-            0.00488604, // indent_chars
-            0.512982,   // tabs
-            0.51683,    // ascii_punct
+            0.419682,   // indent_runs
+            0.00554651, // indent_chars
+            0.523439,   // tabs
+            0.526721,   // ascii_punct
             0.0,        // punct_runs
-            0.0240433,  // punct_before_word
-            1.33736,    // bmp_symbols
+            0.00868929, // punct_before_word
+            1.34409,    // bmp_symbols
             0.0,        // astral_symbols
-            2.67176,    // emoji
-            1.65011,    // bmp_emoji
-            3.25829,    // flags
-            3.14688,    // emoji_parts
+            2.66575,    // emoji
+            1.64412,    // bmp_emoji
+            3.26824,    // flags
+            3.13556,    // emoji_parts
             0.0,        // base64_chars
             0.0,        // hex_chars
-            1.07143,    // repeat_pieces
+            1.06858,    // repeat_pieces
             0.0,        // utf8_bytes
+            2.27468,    // latin_ext_a_letters
+            2.699,      // cyrillic_ext_letters
+            1.52828,    // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -181,112 +190,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // o200k
     FamilyWeights {
         text: [
-            0.0558348,   // latin_letters
-            0.451727,    // words
-            0.0,         // case_humps
-            0.176196,    // upper_letters
-            0.0,         // caps_letters
-            0.159745,    // vowels
-            0.0,         // consonant_clusters
-            0.436065,    // rare_bigrams
-            1.03693,     // latin_ext_letters
-            2.13434,     // combining_marks
-            0.19931,     // vietnamese_letters
-            0.26185,     // cyrillic_letters
-            0.399472,    // greek_letters
-            0.300948,    // armenian_letters
-            0.343401,    // georgian_letters
-            0.393234,    // hebrew_letters
-            0.277678,    // arabic_letters
-            0.408212,    // devanagari_letters
-            0.279424,    // bengali_letters
-            0.411532,    // tamil_letters
-            0.362477,    // indic_letters
-            0.35344,     // thai_letters
-            0.548145,    // other_letters
-            0.0292721,   // script_words
-            0.0,         // long_word_excess
-            0.682301,    // han
-            0.676702,    // kana
-            0.597145,    // hangul
-            0.26877,     // cjk_runs
-            0.360875,    // cjk_punct
-            0.00713707,  // digits
-            0.839535,    // digit_runs
-            0.721779,    // digit_triples
-            0.650365,    // space_before_digit
-            0.996007,    // newlines
-            0.0,         // blank_lines
-            0.56571,     // indent_runs
-            0.0,         // indent_chars
-            0.495832,    // tabs
-            0.37164,     // ascii_punct
-            0.0846426,   // punct_runs
-            0.143554,    // punct_before_word
-            1.17908,     // bmp_symbols
-            0.0,         // astral_symbols
-            1.948,       // emoji
-            2.97075,     // bmp_emoji
-            1.66234,     // flags
-            1.32348,     // emoji_parts
-            0.0615316,   // base64_chars
-            0.000121086, // hex_chars
-            1.0,         // repeat_pieces
-            0.0,         // utf8_bytes
+            0.0603647,  // latin_letters
+            0.476412,   // words
+            0.0,        // case_humps
+            0.110934,   // upper_letters
+            0.0,        // caps_letters
+            0.104711,   // vowels
+            0.00527911, // consonant_clusters
+            0.446237,   // rare_bigrams
+            0.887091,   // latin_ext_letters
+            2.23769,    // combining_marks
+            0.100761,   // vietnamese_letters
+            0.224115,   // cyrillic_letters
+            0.371184,   // greek_letters
+            0.284752,   // armenian_letters
+            0.298751,   // georgian_letters
+            0.351243,   // hebrew_letters
+            0.231414,   // arabic_letters
+            0.348078,   // devanagari_letters
+            0.237523,   // bengali_letters
+            0.372757,   // tamil_letters
+            0.335302,   // indic_letters
+            0.306202,   // thai_letters
+            0.509913,   // other_letters
+            0.0306771,  // script_words
+            0.0,        // long_word_excess
+            0.692854,   // han
+            0.673662,   // kana
+            0.646225,   // hangul
+            0.0254696,  // cjk_runs
+            0.343619,   // cjk_punct
+            0.0,        // digits
+            0.971126,   // digit_runs
+            0.449314,   // digit_triples
+            1.03579,    // space_before_digit
+            1.28867,    // newlines
+            0.0,        // blank_lines
+            0.248825,   // indent_runs
+            0.0,        // indent_chars
+            0.453423,   // tabs
+            0.354157,   // ascii_punct
+            0.18494,    // punct_runs
+            0.211358,   // punct_before_word
+            1.1829,     // bmp_symbols
+            0.0,        // astral_symbols
+            1.74791,    // emoji
+            3.04139,    // bmp_emoji
+            1.62165,    // flags
+            1.40082,    // emoji_parts
+            0.105961,   // base64_chars
+            0.046583,   // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.03966,    // latin_ext_a_letters
+            0.564705,   // cyrillic_ext_letters
+            0.352745,   // arabic_ext_letters
         ],
         conservative_text: [
-            0.124529, // latin_letters
-            0.372696, // words
+            0.122883, // latin_letters
+            0.330884, // words
             0.0,      // case_humps
-            0.24774,  // upper_letters
+            0.257686, // upper_letters
             0.0,      // caps_letters
-            0.251158, // vowels
+            0.265179, // vowels
             0.0,      // consonant_clusters
-            0.495973, // rare_bigrams
-            1.37225,  // latin_ext_letters
-            1.80418,  // combining_marks
-            1.03764,  // vietnamese_letters
-            0.391362, // cyrillic_letters
-            0.606871, // greek_letters
-            0.558827, // armenian_letters
-            0.463739, // georgian_letters
-            0.547289, // hebrew_letters
-            0.478127, // arabic_letters
-            0.597125, // devanagari_letters
-            0.508213, // bengali_letters
-            0.562431, // tamil_letters
-            0.676818, // indic_letters
-            0.48701,  // thai_letters
-            0.795122, // other_letters
-            0.242077, // script_words
+            0.499655, // rare_bigrams
+            1.38242,  // latin_ext_letters
+            1.80946,  // combining_marks
+            1.06673,  // vietnamese_letters
+            0.363394, // cyrillic_letters
+            0.590755, // greek_letters
+            0.528953, // armenian_letters
+            0.436674, // georgian_letters
+            0.532736, // hebrew_letters
+            0.454435, // arabic_letters
+            0.584182, // devanagari_letters
+            0.491891, // bengali_letters
+            0.543,    // tamil_letters
+            0.653554, // indic_letters
+            0.474497, // thai_letters
+            0.780559, // other_letters
+            0.400299, // script_words
             0.0,      // long_word_excess
-            0.908283, // han
-            0.767088, // kana
-            0.943804, // hangul
-            0.255435, // cjk_runs
+            0.912121, // han
+            0.769287, // kana
+            0.954912, // hangul
+            0.240509, // cjk_runs
             0.0,      // cjk_punct
             0.0,      // digits
-            1.08964,  // digit_runs
-            0.332577, // digit_triples
-            0.737756, // space_before_digit
-            0.386254, // newlines
+            1.02755,  // digit_runs
+            0.417189, // digit_triples
+            0.756908, // space_before_digit
+            0.414479, // newlines
             0.0,      // blank_lines
-            0.558888, // indent_runs
+            0.610447, // indent_runs
             0.0,      // indent_chars
-            0.514092, // tabs
-            0.431783, // ascii_punct
-            0.174261, // punct_runs
+            0.51358,  // tabs
+            0.446207, // ascii_punct
+            0.126716, // punct_runs
             0.0,      // punct_before_word
-            1.04156,  // bmp_symbols
+            1.07287,  // bmp_symbols
             0.0,      // astral_symbols
-            2.0906,   // emoji
-            4.74744,  // bmp_emoji
-            1.62945,  // flags
-            1.78875,  // emoji_parts
+            2.08267,  // emoji
+            4.82251,  // bmp_emoji
+            1.65911,  // flags
+            1.79834,  // emoji_parts
             0.0,      // base64_chars
             0.0,      // hex_chars
             1.0,      // repeat_pieces
             0.0,      // utf8_bytes
+            1.35555,  // latin_ext_a_letters
+            0.560177, // cyrillic_ext_letters
+            0.449912, // arabic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -296,112 +311,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // cl100k
     FamilyWeights {
         text: [
-            0.0516067, // latin_letters
-            0.459702,  // words
+            0.0513962, // latin_letters
+            0.555995,  // words
             0.0,       // case_humps
-            0.0738783, // upper_letters
+            0.0271058, // upper_letters
             0.0,       // caps_letters
-            0.230377,  // vowels
+            0.156489,  // vowels
             0.0,       // consonant_clusters
-            0.680891,  // rare_bigrams
-            1.49303,   // latin_ext_letters
-            2.59684,   // combining_marks
-            1.0815,    // vietnamese_letters
-            0.375314,  // cyrillic_letters
-            0.949385,  // greek_letters
-            1.94821,   // armenian_letters
-            1.90941,   // georgian_letters
-            0.954112,  // hebrew_letters
-            0.654913,  // arabic_letters
-            1.01257,   // devanagari_letters
-            1.22895,   // bengali_letters
-            1.46304,   // tamil_letters
-            1.8426,    // indic_letters
-            0.863521,  // thai_letters
-            1.87024,   // other_letters
-            0.469482,  // script_words
-            0.0,       // long_word_excess
-            0.887663,  // han
-            0.957636,  // kana
-            0.782397,  // hangul
-            0.903598,  // cjk_runs
-            0.368294,  // cjk_punct
+            0.655842,  // rare_bigrams
+            1.32051,   // latin_ext_letters
+            2.72367,   // combining_marks
+            0.776321,  // vietnamese_letters
+            0.314487,  // cyrillic_letters
+            0.915379,  // greek_letters
+            1.91056,   // armenian_letters
+            1.85492,   // georgian_letters
+            0.915478,  // hebrew_letters
+            0.571737,  // arabic_letters
+            0.966928,  // devanagari_letters
+            1.1881,    // bengali_letters
+            1.42297,   // tamil_letters
+            1.76837,   // indic_letters
+            0.8062,    // thai_letters
+            1.80622,   // other_letters
+            0.451176,  // script_words
+            0.0352478, // long_word_excess
+            0.898296,  // han
+            0.958601,  // kana
+            0.806605,  // hangul
+            0.787365,  // cjk_runs
+            0.198543,  // cjk_punct
             0.0,       // digits
-            1.60406,   // digit_runs
+            1.5256,    // digit_runs
             0.0,       // digit_triples
-            0.779852,  // space_before_digit
-            0.813528,  // newlines
+            0.915326,  // space_before_digit
+            0.976217,  // newlines
             0.0,       // blank_lines
-            0.414975,  // indent_runs
+            0.206785,  // indent_runs
             0.0,       // indent_chars
-            0.58504,   // tabs
-            0.312833,  // ascii_punct
-            0.0913114, // punct_runs
-            0.15726,   // punct_before_word
-            1.03305,   // bmp_symbols
+            0.578852,  // tabs
+            0.281047,  // ascii_punct
+            0.216499,  // punct_runs
+            0.193214,  // punct_before_word
+            0.98757,   // bmp_symbols
             0.0,       // astral_symbols
-            2.2524,    // emoji
-            3.86476,   // bmp_emoji
-            2.54628,   // flags
-            2.47981,   // emoji_parts
-            0.0225074, // base64_chars
+            2.16688,   // emoji
+            5.47341,   // bmp_emoji
+            2.57486,   // flags
+            1.94623,   // emoji_parts
+            0.0560879, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.72249,   // latin_ext_a_letters
+            2.39581,   // cyrillic_ext_letters
+            0.938256,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.0800622, // latin_letters
-            0.328838,  // words
+            0.0833058, // latin_letters
+            0.322673,  // words
             0.0,       // case_humps
-            0.272577,  // upper_letters
+            0.282315,  // upper_letters
             0.0,       // caps_letters
-            0.500585,  // vowels
-            0.182115,  // consonant_clusters
-            0.389189,  // rare_bigrams
-            2.16488,   // latin_ext_letters
-            2.17322,   // combining_marks
-            1.73369,   // vietnamese_letters
-            0.656194,  // cyrillic_letters
-            1.03899,   // greek_letters
-            2.00608,   // armenian_letters
-            1.99109,   // georgian_letters
-            1.14584,   // hebrew_letters
-            0.841375,  // arabic_letters
-            1.30895,   // devanagari_letters
-            1.48304,   // bengali_letters
-            1.64322,   // tamil_letters
-            1.96512,   // indic_letters
-            1.02533,   // thai_letters
-            2.0069,    // other_letters
-            0.48579,   // script_words
+            0.494136,  // vowels
+            0.178461,  // consonant_clusters
+            0.387655,  // rare_bigrams
+            2.09658,   // latin_ext_letters
+            2.13344,   // combining_marks
+            1.72631,   // vietnamese_letters
+            0.54849,   // cyrillic_letters
+            1.02014,   // greek_letters
+            1.99555,   // armenian_letters
+            1.97714,   // georgian_letters
+            1.13259,   // hebrew_letters
+            0.783669,  // arabic_letters
+            1.29382,   // devanagari_letters
+            1.45918,   // bengali_letters
+            1.62991,   // tamil_letters
+            1.95344,   // indic_letters
+            1.00844,   // thai_letters
+            2.00283,   // other_letters
+            0.597939,  // script_words
             0.0,       // long_word_excess
-            1.17182,   // han
-            0.986342,  // kana
-            1.13807,   // hangul
-            1.15201,   // cjk_runs
+            1.174,     // han
+            0.983478,  // kana
+            1.13818,   // hangul
+            1.15159,   // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            1.30607,   // digit_runs
-            0.253255,  // digit_triples
-            0.429214,  // space_before_digit
-            0.284421,  // newlines
+            1.26419,   // digit_runs
+            0.293277,  // digit_triples
+            0.408753,  // space_before_digit
+            0.232779,  // newlines
             0.0,       // blank_lines
-            0.357401,  // indent_runs
+            0.372728,  // indent_runs
             0.0,       // indent_chars
-            0.513384,  // tabs
-            0.37939,   // ascii_punct
-            0.194221,  // punct_runs
+            0.529421,  // tabs
+            0.37541,   // ascii_punct
+            0.221849,  // punct_runs
             0.0,       // punct_before_word
-            0.843178,  // bmp_symbols
+            0.818861,  // bmp_symbols
             0.0,       // astral_symbols
-            2.25218,   // emoji
-            3.33851,   // bmp_emoji
-            3.59289,   // flags
-            3.49361,   // emoji_parts
+            2.23798,   // emoji
+            3.53103,   // bmp_emoji
+            3.60499,   // flags
+            3.48962,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            2.36535,   // latin_ext_a_letters
+            3.52485,   // cyrillic_ext_letters
+            1.17812,   // arabic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -411,112 +432,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // claude
     FamilyWeights {
         text: [
-            0.023389,   // latin_letters
-            0.454367,   // words
-            0.0,        // case_humps
-            0.0885412,  // upper_letters
+            0.00156196, // latin_letters
+            0.522433,   // words
+            0.0851636,  // case_humps
+            0.0779857,  // upper_letters
             0.0,        // caps_letters
-            0.329944,   // vowels
+            0.327197,   // vowels
             0.0,        // consonant_clusters
-            0.70414,    // rare_bigrams
-            1.82907,    // latin_ext_letters
-            1.4927,     // combining_marks
-            2.91102,    // vietnamese_letters
-            0.413367,   // cyrillic_letters
-            1.16886,    // greek_letters
-            1.90737,    // armenian_letters
-            1.22788,    // georgian_letters
-            0.791037,   // hebrew_letters
-            0.876109,   // arabic_letters
-            1.15701,    // devanagari_letters
-            1.80341,    // bengali_letters
-            1.89783,    // tamil_letters
-            2.17322,    // indic_letters
-            1.71659,    // thai_letters
-            0.98567,    // other_letters
-            0.646793,   // script_words
-            0.0,        // long_word_excess
-            0.834031,   // han
-            1.0,        // kana
-            1.19457,    // hangul
-            0.636994,   // cjk_runs
+            0.673111,   // rare_bigrams
+            1.66376,    // latin_ext_letters
+            1.56501,    // combining_marks
+            2.7512,     // vietnamese_letters
+            0.374341,   // cyrillic_letters
+            1.1418,     // greek_letters
+            1.87784,    // armenian_letters
+            1.19094,    // georgian_letters
+            0.751507,   // hebrew_letters
+            0.80995,    // arabic_letters
+            1.09572,    // devanagari_letters
+            1.77044,    // bengali_letters
+            1.85794,    // tamil_letters
+            2.15315,    // indic_letters
+            1.69159,    // thai_letters
+            0.943164,   // other_letters
+            0.609812,   // script_words
+            0.00203075, // long_word_excess
+            0.82765,    // han
+            1.00221,    // kana
+            1.17375,    // hangul
+            0.55458,    // cjk_runs
             0.0,        // cjk_punct
             0.0,        // digits
-            1.51055,    // digit_runs
-            0.00388244, // digit_triples
-            0.0100706,  // space_before_digit
-            0.99887,    // newlines
+            1.3314,     // digit_runs
+            0.137154,   // digit_triples
+            0.0,        // space_before_digit
+            1.14527,    // newlines
             0.0,        // blank_lines
             0.0,        // indent_runs
             0.0,        // indent_chars
-            0.575413,   // tabs
-            0.233606,   // ascii_punct
-            0.30735,    // punct_runs
-            0.777062,   // punct_before_word
-            1.20247,    // bmp_symbols
+            0.530061,   // tabs
+            0.167878,   // ascii_punct
+            0.394581,   // punct_runs
+            0.907306,   // punct_before_word
+            1.15118,    // bmp_symbols
             0.0,        // astral_symbols
-            2.05602,    // emoji
-            4.32467,    // bmp_emoji
-            2.49751,    // flags
-            2.4265,     // emoji_parts
-            0.0,        // base64_chars
+            2.13857,    // emoji
+            5.96414,    // bmp_emoji
+            2.52103,    // flags
+            2.28013,    // emoji_parts
+            0.013408,   // base64_chars
             0.0,        // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
+            1.95332,    // latin_ext_a_letters
+            2.18311,    // cyrillic_ext_letters
+            1.23187,    // arabic_ext_letters
         ],
         conservative_text: [
-            0.0898584, // latin_letters
-            0.522046,  // words
+            0.13515,   // latin_letters
+            0.542681,  // words
             0.0,       // case_humps
-            0.13897,   // upper_letters
+            0.164049,  // upper_letters
             0.0,       // caps_letters
-            0.504596,  // vowels
+            0.380217,  // vowels
             0.0,       // consonant_clusters
-            0.486662,  // rare_bigrams
-            2.15175,   // latin_ext_letters
-            1.04982,   // combining_marks
-            3.24685,   // vietnamese_letters
-            0.617761,  // cyrillic_letters
-            1.31217,   // greek_letters
-            1.96131,   // armenian_letters
-            1.47315,   // georgian_letters
-            0.949737,  // hebrew_letters
-            0.999713,  // arabic_letters
-            1.2907,    // devanagari_letters
-            1.92842,   // bengali_letters
-            1.94777,   // tamil_letters
-            2.87013,   // indic_letters
-            1.89677,   // thai_letters
-            2.87867,   // other_letters
-            0.765767,  // script_words
+            0.445962,  // rare_bigrams
+            1.90767,   // latin_ext_letters
+            1.05168,   // combining_marks
+            3.15972,   // vietnamese_letters
+            0.565781,  // cyrillic_letters
+            1.3129,    // greek_letters
+            1.96628,   // armenian_letters
+            1.48052,   // georgian_letters
+            0.962651,  // hebrew_letters
+            0.96929,   // arabic_letters
+            1.30565,   // devanagari_letters
+            1.93446,   // bengali_letters
+            1.95415,   // tamil_letters
+            2.88757,   // indic_letters
+            1.89897,   // thai_letters
+            2.88291,   // other_letters
+            0.716285,  // script_words
             0.0,       // long_word_excess
-            0.975343,  // han
-            0.972994,  // kana
-            1.02589,   // hangul
-            1.82713,   // cjk_runs
+            0.989888,  // han
+            0.988674,  // kana
+            1.03983,   // hangul
+            1.74521,   // cjk_runs
             0.0,       // cjk_punct
-            0.0,       // digits
-            1.56359,   // digit_runs
-            0.0477584, // digit_triples
+            0.190649,  // digits
+            1.23512,   // digit_runs
+            0.0607158, // digit_triples
             0.0,       // space_before_digit
-            0.360295,  // newlines
+            0.33033,   // newlines
             0.0,       // blank_lines
-            0.0,       // indent_runs
+            0.138154,  // indent_runs
             0.0,       // indent_chars
-            0.685174,  // tabs
-            0.31309,   // ascii_punct
-            0.213959,  // punct_runs
-            0.459872,  // punct_before_word
-            1.3344,    // bmp_symbols
+            0.769619,  // tabs
+            0.381261,  // ascii_punct
+            0.103269,  // punct_runs
+            0.285151,  // punct_before_word
+            1.38706,   // bmp_symbols
             0.0,       // astral_symbols
-            2.48155,   // emoji
-            4.41716,   // bmp_emoji
-            2.1307,    // flags
-            3.01687,   // emoji_parts
+            2.45229,   // emoji
+            4.65556,   // bmp_emoji
+            2.4478,    // flags
+            3.07563,   // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            2.50019,   // latin_ext_a_letters
+            2.67047,   // cyrillic_ext_letters
+            1.31686,   // arabic_ext_letters
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -526,112 +553,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // qwen
     FamilyWeights {
         text: [
-            0.0507758,  // latin_letters
-            0.446646,   // words
-            0.0,        // case_humps
-            0.0647051,  // upper_letters
-            0.0,        // caps_letters
-            0.239509,   // vowels
-            0.0,        // consonant_clusters
-            0.669202,   // rare_bigrams
-            1.32546,    // latin_ext_letters
-            1.15009,    // combining_marks
-            0.112892,   // vietnamese_letters
-            0.282479,   // cyrillic_letters
-            0.856663,   // greek_letters
-            0.949809,   // armenian_letters
-            0.89821,    // georgian_letters
-            0.251858,   // hebrew_letters
-            0.333085,   // arabic_letters
-            0.869722,   // devanagari_letters
-            1.01266,    // bengali_letters
-            1.01066,    // tamil_letters
-            1.413,      // indic_letters
-            0.431587,   // thai_letters
-            1.30587,    // other_letters
-            0.546836,   // script_words
-            0.00656776, // long_word_excess
-            0.591416,   // han
-            0.580635,   // kana
-            0.602938,   // hangul
-            0.629695,   // cjk_runs
-            0.16367,    // cjk_punct
-            0.715376,   // digits
-            0.988461,   // digit_runs
-            0.0,        // digit_triples
-            0.859208,   // space_before_digit
-            0.719911,   // newlines
-            0.0,        // blank_lines
-            0.439814,   // indent_runs
-            0.0,        // indent_chars
-            0.535895,   // tabs
-            0.330598,   // ascii_punct
-            0.106726,   // punct_runs
-            0.132929,   // punct_before_word
-            0.953736,   // bmp_symbols
-            0.0,        // astral_symbols
-            0.791136,   // emoji
-            7.19119,    // bmp_emoji
-            0.618174,   // flags
-            0.645105,   // emoji_parts
-            0.0253326,  // base64_chars
-            0.0,        // hex_chars
-            1.0,        // repeat_pieces
-            0.0,        // utf8_bytes
+            0.0322739, // latin_letters
+            0.528141,  // words
+            0.0,       // case_humps
+            0.0365331, // upper_letters
+            0.0,       // caps_letters
+            0.209151,  // vowels
+            0.0,       // consonant_clusters
+            0.613944,  // rare_bigrams
+            1.22066,   // latin_ext_letters
+            1.21105,   // combining_marks
+            0.0,       // vietnamese_letters
+            0.231947,  // cyrillic_letters
+            0.820517,  // greek_letters
+            0.915816,  // armenian_letters
+            0.847045,  // georgian_letters
+            0.222432,  // hebrew_letters
+            0.191031,  // arabic_letters
+            0.833753,  // devanagari_letters
+            0.983125,  // bengali_letters
+            0.96325,   // tamil_letters
+            1.36491,   // indic_letters
+            0.368495,  // thai_letters
+            1.24455,   // other_letters
+            0.506983,  // script_words
+            0.0525285, // long_word_excess
+            0.576408,  // han
+            0.574902,  // kana
+            0.615375,  // hangul
+            0.522037,  // cjk_runs
+            0.311895,  // cjk_punct
+            0.766877,  // digits
+            0.848867,  // digit_runs
+            0.0,       // digit_triples
+            0.958344,  // space_before_digit
+            0.901808,  // newlines
+            0.0,       // blank_lines
+            0.260666,  // indent_runs
+            0.0,       // indent_chars
+            0.500391,  // tabs
+            0.325826,  // ascii_punct
+            0.211602,  // punct_runs
+            0.148903,  // punct_before_word
+            0.927709,  // bmp_symbols
+            0.0,       // astral_symbols
+            0.976035,  // emoji
+            7.2058,    // bmp_emoji
+            0.677646,  // flags
+            0.678027,  // emoji_parts
+            0.0693788, // base64_chars
+            0.0358733, // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.48577,   // latin_ext_a_letters
+            1.95368,   // cyrillic_ext_letters
+            1.31133,   // arabic_ext_letters
         ],
         conservative_text: [
-            0.106036, // latin_letters
-            0.348943, // words
-            0.0,      // case_humps
-            0.244595, // upper_letters
-            0.0,      // caps_letters
-            0.436563, // vowels
-            0.13951,  // consonant_clusters
-            0.401023, // rare_bigrams
-            2.02463,  // latin_ext_letters
-            0.768913, // combining_marks
-            1.23948,  // vietnamese_letters
-            0.54158,  // cyrillic_letters
-            0.932113, // greek_letters
-            1.00136,  // armenian_letters
-            0.986606, // georgian_letters
-            0.511273, // hebrew_letters
-            0.585996, // arabic_letters
-            1.01617,  // devanagari_letters
-            1.15283,  // bengali_letters
-            1.14261,  // tamil_letters
-            1.69125,  // indic_letters
-            0.622683, // thai_letters
-            1.5728,   // other_letters
-            0.552839, // script_words
-            0.0,      // long_word_excess
-            0.689215, // han
-            0.773945, // kana
-            0.855259, // hangul
-            0.850861, // cjk_runs
-            0.0,      // cjk_punct
-            0.541969, // digits
-            0.75019,  // digit_runs
-            0.498521, // digit_triples
-            0.474525, // space_before_digit
-            0.20543,  // newlines
-            0.0,      // blank_lines
-            0.55031,  // indent_runs
-            0.0,      // indent_chars
-            0.490033, // tabs
-            0.343015, // ascii_punct
-            0.234306, // punct_runs
-            0.0,      // punct_before_word
-            0.685519, // bmp_symbols
-            0.0,      // astral_symbols
-            2.51834,  // emoji
-            6.35319,  // bmp_emoji
-            1.77235,  // flags
-            0.7412,   // emoji_parts
-            0.0,      // base64_chars
-            0.0,      // hex_chars
-            1.0,      // repeat_pieces
-            0.0,      // utf8_bytes
+            0.0889784, // latin_letters
+            0.342607,  // words
+            0.0,       // case_humps
+            0.25983,   // upper_letters
+            0.0,       // caps_letters
+            0.475731,  // vowels
+            0.167176,  // consonant_clusters
+            0.399029,  // rare_bigrams
+            2.07347,   // latin_ext_letters
+            0.781503,  // combining_marks
+            1.26215,   // vietnamese_letters
+            0.451646,  // cyrillic_letters
+            0.924047,  // greek_letters
+            0.992711,  // armenian_letters
+            0.97663,   // georgian_letters
+            0.496838,  // hebrew_letters
+            0.443567,  // arabic_letters
+            0.995999,  // devanagari_letters
+            1.12827,   // bengali_letters
+            1.12767,   // tamil_letters
+            1.67022,   // indic_letters
+            0.613804,  // thai_letters
+            1.56639,   // other_letters
+            0.674714,  // script_words
+            0.0,       // long_word_excess
+            0.690792,  // han
+            0.769168,  // kana
+            0.85501,   // hangul
+            0.851808,  // cjk_runs
+            0.0,       // cjk_punct
+            0.522417,  // digits
+            0.519458,  // digit_runs
+            0.724885,  // digit_triples
+            0.426084,  // space_before_digit
+            0.116275,  // newlines
+            0.0,       // blank_lines
+            0.56062,   // indent_runs
+            0.0,       // indent_chars
+            0.475358,  // tabs
+            0.349753,  // ascii_punct
+            0.288175,  // punct_runs
+            0.0,       // punct_before_word
+            0.655859,  // bmp_symbols
+            0.0,       // astral_symbols
+            2.52737,   // emoji
+            6.2836,    // bmp_emoji
+            1.69695,   // flags
+            0.727267,  // emoji_parts
+            0.0,       // base64_chars
+            0.0,       // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.92365,   // latin_ext_a_letters
+            1.83297,   // cyrillic_ext_letters
+            1.24237,   // arabic_ext_letters
         ],
         per_message: 5.22553,
         per_call: 0.0,
@@ -641,112 +674,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // gemini
     FamilyWeights {
         text: [
-            0.0264813, // latin_letters
-            0.499474,  // words
-            0.138099,  // case_humps
-            0.156751,  // upper_letters
+            0.0344061, // latin_letters
+            0.544947,  // words
+            0.111001,  // case_humps
+            0.0826624, // upper_letters
             0.0,       // caps_letters
-            0.18435,   // vowels
-            0.0,       // consonant_clusters
-            0.369914,  // rare_bigrams
-            0.939809,  // latin_ext_letters
-            2.02599,   // combining_marks
-            0.0830836, // vietnamese_letters
-            0.205755,  // cyrillic_letters
-            0.433856,  // greek_letters
-            0.536698,  // armenian_letters
-            0.665209,  // georgian_letters
-            0.407359,  // hebrew_letters
-            0.28983,   // arabic_letters
-            0.453305,  // devanagari_letters
-            0.536245,  // bengali_letters
-            0.446459,  // tamil_letters
-            0.598393,  // indic_letters
-            0.329413,  // thai_letters
-            0.783629,  // other_letters
-            0.0,       // script_words
-            0.0,       // long_word_excess
-            0.544218,  // han
-            0.367801,  // kana
-            0.721488,  // hangul
-            0.140618,  // cjk_runs
-            0.364347,  // cjk_punct
-            0.93529,   // digits
-            0.26957,   // digit_runs
+            0.119961,  // vowels
+            0.0462104, // consonant_clusters
+            0.320048,  // rare_bigrams
+            0.740502,  // latin_ext_letters
+            2.04858,   // combining_marks
+            0.0,       // vietnamese_letters
+            0.149895,  // cyrillic_letters
+            0.375977,  // greek_letters
+            0.492029,  // armenian_letters
+            0.60817,   // georgian_letters
+            0.349552,  // hebrew_letters
+            0.216691,  // arabic_letters
+            0.388709,  // devanagari_letters
+            0.488191,  // bengali_letters
+            0.405555,  // tamil_letters
+            0.562649,  // indic_letters
+            0.286192,  // thai_letters
+            0.743726,  // other_letters
+            0.101292,  // script_words
+            0.0406107, // long_word_excess
+            0.509228,  // han
+            0.341863,  // kana
+            0.743702,  // hangul
+            0.0,       // cjk_runs
+            0.834617,  // cjk_punct
+            0.933516,  // digits
+            0.232504,  // digit_runs
             0.0,       // digit_triples
-            0.766494,  // space_before_digit
-            1.15348,   // newlines
+            0.852416,  // space_before_digit
+            1.36564,   // newlines
             0.0,       // blank_lines
-            0.763142,  // indent_runs
-            0.0192709, // indent_chars
-            0.132782,  // tabs
-            0.169974,  // ascii_punct
-            0.594998,  // punct_runs
-            0.974695,  // punct_before_word
-            0.580339,  // bmp_symbols
+            0.543034,  // indent_runs
+            0.0244302, // indent_chars
+            0.0670922, // tabs
+            0.173598,  // ascii_punct
+            0.630994,  // punct_runs
+            0.966963,  // punct_before_word
+            0.577684,  // bmp_symbols
             0.0,       // astral_symbols
-            0.817831,  // emoji
-            1.672,     // bmp_emoji
-            0.586713,  // flags
-            0.691429,  // emoji_parts
-            0.100797,  // base64_chars
-            0.0475707, // hex_chars
+            0.972641,  // emoji
+            2.309,     // bmp_emoji
+            0.607215,  // flags
+            0.446388,  // emoji_parts
+            0.14095,   // base64_chars
+            0.0453647, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            0.977725,  // latin_ext_a_letters
+            1.03663,   // cyrillic_ext_letters
+            0.257306,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.114702,  // latin_letters
-            0.223013,  // words
+            0.121705,  // latin_letters
+            0.240206,  // words
             0.0,       // case_humps
-            0.236645,  // upper_letters
+            0.247893,  // upper_letters
             0.0,       // caps_letters
-            0.32104,   // vowels
-            0.0224294, // consonant_clusters
-            0.434856,  // rare_bigrams
-            1.21294,   // latin_ext_letters
-            1.421,     // combining_marks
-            1.16664,   // vietnamese_letters
-            0.363009,  // cyrillic_letters
-            0.599118,  // greek_letters
-            0.684606,  // armenian_letters
-            0.783828,  // georgian_letters
-            0.567425,  // hebrew_letters
-            0.416958,  // arabic_letters
-            0.627983,  // devanagari_letters
-            0.695022,  // bengali_letters
-            0.657035,  // tamil_letters
-            0.881435,  // indic_letters
-            0.489252,  // thai_letters
-            0.954665,  // other_letters
-            0.361333,  // script_words
+            0.300106,  // vowels
+            0.0,       // consonant_clusters
+            0.428567,  // rare_bigrams
+            1.29518,   // latin_ext_letters
+            1.44461,   // combining_marks
+            1.12429,   // vietnamese_letters
+            0.333643,  // cyrillic_letters
+            0.573113,  // greek_letters
+            0.663834,  // armenian_letters
+            0.770323,  // georgian_letters
+            0.537802,  // hebrew_letters
+            0.36119,   // arabic_letters
+            0.605135,  // devanagari_letters
+            0.674848,  // bengali_letters
+            0.613431,  // tamil_letters
+            0.849904,  // indic_letters
+            0.471328,  // thai_letters
+            0.937127,  // other_letters
+            0.504058,  // script_words
             0.0,       // long_word_excess
-            0.664241,  // han
-            0.449098,  // kana
-            0.884937,  // hangul
-            0.66605,   // cjk_runs
+            0.665062,  // han
+            0.460795,  // kana
+            0.885778,  // hangul
+            0.661397,  // cjk_runs
             0.0,       // cjk_punct
-            0.743646,  // digits
-            0.134894,  // digit_runs
-            0.638306,  // digit_triples
-            0.74875,   // space_before_digit
-            0.609705,  // newlines
+            0.711083,  // digits
+            0.0580597, // digit_runs
+            0.748803,  // digit_triples
+            0.75182,   // space_before_digit
+            0.547941,  // newlines
             0.0,       // blank_lines
-            0.152903,  // indent_runs
-            0.0844,    // indent_chars
-            0.175484,  // tabs
-            0.430472,  // ascii_punct
-            0.353014,  // punct_runs
-            0.556763,  // punct_before_word
-            0.683839,  // bmp_symbols
+            0.234318,  // indent_runs
+            0.0778644, // indent_chars
+            0.186978,  // tabs
+            0.440261,  // ascii_punct
+            0.350567,  // punct_runs
+            0.524902,  // punct_before_word
+            0.676489,  // bmp_symbols
             0.0,       // astral_symbols
-            2.47428,   // emoji
-            1.34732,   // bmp_emoji
-            0.198497,  // flags
-            0.441622,  // emoji_parts
+            2.45592,   // emoji
+            1.37452,   // bmp_emoji
+            0.208942,  // flags
+            0.466954,  // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.0652,    // latin_ext_a_letters
+            1.74945,   // cyrillic_ext_letters
+            0.802495,  // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -756,112 +795,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // llama3
     FamilyWeights {
         text: [
-            0.0462221, // latin_letters
-            0.422461,  // words
+            0.0278284, // latin_letters
+            0.478074,  // words
             0.0,       // case_humps
-            0.0741306, // upper_letters
+            0.04725,   // upper_letters
             0.0,       // caps_letters
-            0.255482,  // vowels
+            0.250301,  // vowels
             0.0,       // consonant_clusters
-            0.674381,  // rare_bigrams
-            1.25411,   // latin_ext_letters
-            2.31565,   // combining_marks
-            0.157317,  // vietnamese_letters
-            0.277677,  // cyrillic_letters
-            0.391942,  // greek_letters
-            1.77572,   // armenian_letters
-            1.94638,   // georgian_letters
-            1.02737,   // hebrew_letters
-            0.318279,  // arabic_letters
-            0.541193,  // devanagari_letters
-            1.2936,    // bengali_letters
-            1.52598,   // tamil_letters
-            1.89981,   // indic_letters
-            0.420538,  // thai_letters
-            1.91804,   // other_letters
-            0.159106,  // script_words
-            0.0,       // long_word_excess
-            0.717297,  // han
-            0.631158,  // kana
-            0.675398,  // hangul
-            0.219337,  // cjk_runs
-            0.300013,  // cjk_punct
+            0.60717,   // rare_bigrams
+            1.12022,   // latin_ext_letters
+            2.37805,   // combining_marks
+            0.0,       // vietnamese_letters
+            0.232239,  // cyrillic_letters
+            0.328396,  // greek_letters
+            1.7435,    // armenian_letters
+            1.89131,   // georgian_letters
+            0.973606,  // hebrew_letters
+            0.279104,  // arabic_letters
+            0.475008,  // devanagari_letters
+            1.22906,   // bengali_letters
+            1.46495,   // tamil_letters
+            1.81319,   // indic_letters
+            0.384378,  // thai_letters
+            1.84102,   // other_letters
+            0.257137,  // script_words
+            0.0152475, // long_word_excess
+            0.732121,  // han
+            0.628906,  // kana
+            0.711594,  // hangul
+            0.0,       // cjk_runs
+            0.314106,  // cjk_punct
             0.0,       // digits
-            1.59526,   // digit_runs
+            1.48794,   // digit_runs
             0.0,       // digit_triples
-            0.825326,  // space_before_digit
-            0.808402,  // newlines
+            0.98661,   // space_before_digit
+            0.970547,  // newlines
             0.0,       // blank_lines
-            0.400939,  // indent_runs
+            0.20843,   // indent_runs
             0.0,       // indent_chars
-            0.548548,  // tabs
-            0.330397,  // ascii_punct
-            0.103188,  // punct_runs
-            0.149879,  // punct_before_word
-            0.967813,  // bmp_symbols
+            0.519517,  // tabs
+            0.295776,  // ascii_punct
+            0.246012,  // punct_runs
+            0.229564,  // punct_before_word
+            0.931428,  // bmp_symbols
             0.0,       // astral_symbols
-            2.32426,   // emoji
-            6.27494,   // bmp_emoji
-            2.53342,   // flags
-            1.10137,   // emoji_parts
-            0.0305859, // base64_chars
+            2.23547,   // emoji
+            6.78361,   // bmp_emoji
+            2.58483,   // flags
+            1.0308,    // emoji_parts
+            0.0907455, // base64_chars
+            0.0208788, // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.07851,   // latin_ext_a_letters
+            0.167788,  // cyrillic_ext_letters
+            0.0892149, // arabic_ext_letters
+        ],
+        conservative_text: [
+            0.0202032, // latin_letters
+            0.326305,  // words
+            0.0,       // case_humps
+            0.320528,  // upper_letters
+            0.0,       // caps_letters
+            0.624292,  // vowels
+            0.306971,  // consonant_clusters
+            0.337398,  // rare_bigrams
+            1.90256,   // latin_ext_letters
+            1.96689,   // combining_marks
+            1.09665,   // vietnamese_letters
+            0.373884,  // cyrillic_letters
+            0.479704,  // greek_letters
+            1.92352,   // armenian_letters
+            1.97941,   // georgian_letters
+            1.1372,    // hebrew_letters
+            0.421856,  // arabic_letters
+            0.621033,  // devanagari_letters
+            1.46754,   // bengali_letters
+            1.63455,   // tamil_letters
+            1.95604,   // indic_letters
+            0.493439,  // thai_letters
+            2.00313,   // other_letters
+            0.5571,    // script_words
+            0.0,       // long_word_excess
+            0.916971,  // han
+            0.742676,  // kana
+            0.89759,   // hangul
+            0.348617,  // cjk_runs
+            0.0,       // cjk_punct
+            0.0,       // digits
+            0.837342,  // digit_runs
+            0.68103,   // digit_triples
+            0.363071,  // space_before_digit
+            0.27494,   // newlines
+            0.0,       // blank_lines
+            0.476967,  // indent_runs
+            0.0,       // indent_chars
+            0.408403,  // tabs
+            0.388948,  // ascii_punct
+            0.263816,  // punct_runs
+            0.0,       // punct_before_word
+            0.753675,  // bmp_symbols
+            0.0,       // astral_symbols
+            2.21336,   // emoji
+            3.62528,   // bmp_emoji
+            2.99053,   // flags
+            3.52202,   // emoji_parts
+            0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-        ],
-        conservative_text: [
-            0.00912681, // latin_letters
-            0.330775,   // words
-            0.0,        // case_humps
-            0.327997,   // upper_letters
-            0.0,        // caps_letters
-            0.646251,   // vowels
-            0.318467,   // consonant_clusters
-            0.339065,   // rare_bigrams
-            2.04312,    // latin_ext_letters
-            1.99271,    // combining_marks
-            1.09954,    // vietnamese_letters
-            0.403212,   // cyrillic_letters
-            0.463648,   // greek_letters
-            1.91502,    // armenian_letters
-            1.96787,    // georgian_letters
-            1.12421,    // hebrew_letters
-            0.493317,   // arabic_letters
-            0.600661,   // devanagari_letters
-            1.44424,    // bengali_letters
-            1.62155,    // tamil_letters
-            1.94722,    // indic_letters
-            0.488223,   // thai_letters
-            1.99772,    // other_letters
-            0.656743,   // script_words
-            0.0,        // long_word_excess
-            0.918921,   // han
-            0.734438,   // kana
-            0.881252,   // hangul
-            0.389175,   // cjk_runs
-            0.0,        // cjk_punct
-            0.0,        // digits
-            0.958846,   // digit_runs
-            0.540423,   // digit_triples
-            0.460716,   // space_before_digit
-            0.207843,   // newlines
-            0.0,        // blank_lines
-            0.514266,   // indent_runs
-            0.0,        // indent_chars
-            0.428714,   // tabs
-            0.407836,   // ascii_punct
-            0.237891,   // punct_runs
-            0.00166852, // punct_before_word
-            0.779619,   // bmp_symbols
-            0.0,        // astral_symbols
-            2.22358,    // emoji
-            3.55165,    // bmp_emoji
-            2.98187,    // flags
-            3.50383,    // emoji_parts
-            0.0,        // base64_chars
-            0.0,        // hex_chars
-            1.0,        // repeat_pieces
-            0.0,        // utf8_bytes
+            2.16545,   // latin_ext_a_letters
+            2.57673,   // cyrillic_ext_letters
+            0.818272,  // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -871,112 +916,118 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // deepseek
     FamilyWeights {
         text: [
-            0.0291177, // latin_letters
-            0.366103,  // words
+            0.0242488, // latin_letters
+            0.424649,  // words
             0.0,       // case_humps
-            0.186021,  // upper_letters
+            0.167379,  // upper_letters
             0.0,       // caps_letters
-            0.306055,  // vowels
+            0.272069,  // vowels
             0.0,       // consonant_clusters
-            0.545,     // rare_bigrams
-            1.3941,    // latin_ext_letters
-            2.46868,   // combining_marks
-            1.06478,   // vietnamese_letters
-            0.245305,  // cyrillic_letters
-            0.419946,  // greek_letters
-            0.502423,  // armenian_letters
-            0.68345,   // georgian_letters
-            0.403531,  // hebrew_letters
-            0.292138,  // arabic_letters
-            0.578565,  // devanagari_letters
-            0.26776,   // bengali_letters
-            0.576008,  // tamil_letters
-            0.77176,   // indic_letters
-            0.256032,  // thai_letters
-            0.891869,  // other_letters
-            0.5189,    // script_words
+            0.511781,  // rare_bigrams
+            1.23676,   // latin_ext_letters
+            2.50047,   // combining_marks
+            0.838882,  // vietnamese_letters
+            0.219014,  // cyrillic_letters
+            0.410307,  // greek_letters
+            0.501348,  // armenian_letters
+            0.634108,  // georgian_letters
+            0.404564,  // hebrew_letters
+            0.26032,   // arabic_letters
+            0.562311,  // devanagari_letters
+            0.267183,  // bengali_letters
+            0.576025,  // tamil_letters
+            0.761377,  // indic_letters
+            0.240411,  // thai_letters
+            0.86958,   // other_letters
+            0.372797,  // script_words
             0.0,       // long_word_excess
-            0.557787,  // han
-            0.644853,  // kana
-            0.771801,  // hangul
-            0.193134,  // cjk_runs
-            0.409659,  // cjk_punct
-            0.0264161, // digits
-            1.41583,   // digit_runs
+            0.54802,   // han
+            0.644395,  // kana
+            0.802116,  // hangul
+            0.0,       // cjk_runs
+            0.484032,  // cjk_punct
+            0.0,       // digits
+            1.42958,   // digit_runs
             0.0,       // digit_triples
-            0.508647,  // space_before_digit
-            0.821681,  // newlines
+            0.666763,  // space_before_digit
+            1.09781,   // newlines
             0.0,       // blank_lines
-            0.518446,  // indent_runs
+            0.288706,  // indent_runs
             0.0,       // indent_chars
-            0.529664,  // tabs
-            0.335879,  // ascii_punct
-            0.181216,  // punct_runs
-            0.422579,  // punct_before_word
-            1.04975,   // bmp_symbols
+            0.474997,  // tabs
+            0.337984,  // ascii_punct
+            0.225456,  // punct_runs
+            0.40819,   // punct_before_word
+            1.04707,   // bmp_symbols
             0.0,       // astral_symbols
-            1.8506,    // emoji
-            4.74688,   // bmp_emoji
-            1.61277,   // flags
-            1.14799,   // emoji_parts
-            0.0463278, // base64_chars
-            0.116673,  // hex_chars
+            1.66061,   // emoji
+            5.12204,   // bmp_emoji
+            1.55647,   // flags
+            1.08528,   // emoji_parts
+            0.0749734, // base64_chars
+            0.122889,  // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
+            1.2719,    // latin_ext_a_letters
+            1.65256,   // cyrillic_ext_letters
+            0.523102,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.0950636, // latin_letters
-            0.404494,  // words
-            0.0,       // case_humps
-            0.265205,  // upper_letters
-            0.0,       // caps_letters
-            0.42529,   // vowels
-            0.139579,  // consonant_clusters
-            0.373591,  // rare_bigrams
-            1.47804,   // latin_ext_letters
-            2.26934,   // combining_marks
-            1.77414,   // vietnamese_letters
-            0.454663,  // cyrillic_letters
-            0.590563,  // greek_letters
-            0.727433,  // armenian_letters
-            0.832301,  // georgian_letters
-            0.598224,  // hebrew_letters
-            0.488908,  // arabic_letters
-            0.77472,   // devanagari_letters
-            0.55341,   // bengali_letters
-            0.772841,  // tamil_letters
-            1.16171,   // indic_letters
-            0.439797,  // thai_letters
-            1.21262,   // other_letters
-            0.592732,  // script_words
-            0.0,       // long_word_excess
-            0.58896,   // han
-            0.706941,  // kana
-            0.824399,  // hangul
-            0.854616,  // cjk_runs
-            0.0,       // cjk_punct
-            0.0,       // digits
-            1.579,     // digit_runs
-            0.0,       // digit_triples
-            0.370727,  // space_before_digit
-            0.271449,  // newlines
-            0.0,       // blank_lines
-            0.373518,  // indent_runs
-            0.0,       // indent_chars
-            0.45296,   // tabs
-            0.442176,  // ascii_punct
-            0.205767,  // punct_runs
-            0.0,       // punct_before_word
-            0.936482,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.5164,    // emoji
-            2.30682,   // bmp_emoji
-            2.64399,   // flags
-            1.58378,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
+            0.100455,   // latin_letters
+            0.39928,    // words
+            0.0,        // case_humps
+            0.27029,    // upper_letters
+            0.0,        // caps_letters
+            0.412057,   // vowels
+            0.133551,   // consonant_clusters
+            0.37148,    // rare_bigrams
+            1.43078,    // latin_ext_letters
+            2.24663,    // combining_marks
+            1.7683,     // vietnamese_letters
+            0.397257,   // cyrillic_letters
+            0.586877,   // greek_letters
+            0.718396,   // armenian_letters
+            0.828255,   // georgian_letters
+            0.593351,   // hebrew_letters
+            0.39556,    // arabic_letters
+            0.772001,   // devanagari_letters
+            0.548022,   // bengali_letters
+            0.779876,   // tamil_letters
+            1.16056,    // indic_letters
+            0.440069,   // thai_letters
+            1.21238,    // other_letters
+            0.622313,   // script_words
+            0.0,        // long_word_excess
+            0.592089,   // han
+            0.703959,   // kana
+            0.820719,   // hangul
+            0.854285,   // cjk_runs
+            0.0,        // cjk_punct
+            0.0,        // digits
+            1.5731,     // digit_runs
+            0.00353439, // digit_triples
+            0.352092,   // space_before_digit
+            0.209028,   // newlines
+            0.0,        // blank_lines
+            0.390732,   // indent_runs
+            0.0,        // indent_chars
+            0.462658,   // tabs
+            0.441301,   // ascii_punct
+            0.233431,   // punct_runs
+            0.0,        // punct_before_word
+            0.91332,    // bmp_symbols
+            0.0,        // astral_symbols
+            2.52062,    // emoji
+            2.27736,    // bmp_emoji
+            2.67539,    // flags
+            1.57725,    // emoji_parts
+            0.0,        // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.66061,    // latin_ext_a_letters
+            1.75534,    // cyrillic_ext_letters
+            1.01132,    // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
