@@ -38,7 +38,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson, write_str};
+use crate::json::{ObjectWriter, ToJson, json_object, write_str};
 
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
@@ -120,13 +120,11 @@ pub struct Split {
     pub starts_with_model: bool,
 }
 
-impl ToJson for Split {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("keptFrom", &self.kept_from)
-            .field("rule", &self.rule)
-            .field("startsWithModel", &self.starts_with_model);
-        o.end();
+json_object! {
+    Split {
+        kept_from: "keptFrom",
+        rule: "rule",
+        starts_with_model: "startsWithModel",
     }
 }
 

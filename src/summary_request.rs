@@ -17,7 +17,7 @@
 use crate::prelude::*;
 
 use crate::error::{Error, ErrorCode};
-use crate::json::{Map, ObjectWriter, ToJson, Value};
+use crate::json::{Map, ObjectWriter, Value, json_object};
 use crate::read::Fields;
 
 use crate::content::{Content, Part, PartKind};
@@ -160,31 +160,25 @@ impl SummaryRequest {
     }
 }
 
-/// `{ systemInstruction, contents, config }`, as the JS API hands it out.
-impl ToJson for SummaryRequest {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("systemInstruction", &self.system_instruction)
-            .field("contents", &self.contents)
-            .field("config", &self.config);
-        o.end();
+json_object! {
+    /// `{ systemInstruction, contents, config }`, as the JS API hands it out.
+    SummaryRequest {
+        system_instruction: "systemInstruction",
+        contents: "contents",
+        config: "config",
     }
 }
 
-impl ToJson for SummaryConfig {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("maxOutputTokens", &self.max_output_tokens)
-            .field("thinkingConfig", &self.thinking_config);
-        o.end();
+json_object! {
+    SummaryConfig {
+        max_output_tokens: "maxOutputTokens",
+        thinking_config: "thinkingConfig",
     }
 }
 
-impl ToJson for ThinkingConfig {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("includeThoughts", &self.include_thoughts);
-        o.end();
+json_object! {
+    ThinkingConfig {
+        include_thoughts: "includeThoughts",
     }
 }
 

@@ -48,7 +48,7 @@ pub mod check;
 pub mod files;
 mod render;
 
-use crate::json::{ObjectWriter, ToJson, Value};
+use crate::json::{ObjectWriter, ToJson, Value, json_object};
 
 use crate::content::{Content, PartKind};
 use crate::error::{Error, ErrorCode, show_number};
@@ -302,12 +302,10 @@ pub struct FileEntry {
     pub last_operation: Operation,
 }
 
-impl ToJson for FileEntry {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("path", &self.path)
-            .field("lastOperation", &self.last_operation);
-        o.end();
+json_object! {
+    FileEntry {
+        path: "path",
+        last_operation: "lastOperation",
     }
 }
 
@@ -323,12 +321,10 @@ pub struct Ledger {
     estimate: EstimateOptions,
 }
 
-impl ToJson for Ledger {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("files", &self.files)
-            .field("userWords", &self.user_words);
-        o.end();
+json_object! {
+    Ledger {
+        files: "files",
+        user_words: "userWords",
     }
 }
 
