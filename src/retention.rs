@@ -59,15 +59,14 @@ pub struct RetentionSettings {
     pub exclude_context_window_percent: f64,
 }
 
-impl RetentionSettings {
+json_object! {
     /// Writes the two fields into an object being written (options and
     /// saved states hold them flat).
-    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
-        o.field("excludeMessages", &self.exclude_messages).field(
-            "excludeContextWindowPercent",
-            &self.exclude_context_window_percent,
-        );
+    pub(crate) fields RetentionSettings {
+        exclude_messages: "excludeMessages",
+        exclude_context_window_percent: "excludeContextWindowPercent",
     }
+    pub(crate) const FIELDS;
 }
 
 impl ToJson for RetentionSettings {

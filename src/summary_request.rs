@@ -17,7 +17,7 @@
 use crate::prelude::*;
 
 use crate::error::{Error, ErrorCode};
-use crate::json::{Map, ObjectWriter, Value, json_object};
+use crate::json::{Map, Value, json_object};
 use crate::read::Fields;
 
 use crate::content::{Content, Part, PartKind};
@@ -86,13 +86,14 @@ pub struct PromptSettings {
     pub extra_instructions: Option<String>,
 }
 
-impl PromptSettings {
+json_object! {
     /// Writes `systemPrompt` and `extraInstructions` (`null` when unset)
     /// into an object being written.
-    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
-        o.field("systemPrompt", &self.system_prompt)
-            .field("extraInstructions", &self.extra_instructions);
+    pub(crate) fields PromptSettings {
+        system_prompt: "systemPrompt",
+        extra_instructions: "extraInstructions",
     }
+    pub(crate) const FIELDS;
 }
 
 /// A summarization call, provider-neutral (serialized in camelCase).

@@ -945,3 +945,41 @@ fn an_unknown_construct_fails_loudly() {
     }
     .file();
 }
+
+/// The shapes that come back (a saved state and its options) write the
+/// keys their readers accept, in the declared order: a state written with
+/// every option set reads back, and its keys are the readers' lists.
+#[test]
+fn the_read_back_shapes_write_the_keys_their_readers_accept() {
+    use compaction_core::ledger::LedgerOptions;
+    use compaction_core::{CompactionOptions, ErrorCode, SavedState, ToJson};
+    let full = json!({
+        "imageTokenEstimate": 900, "estimator": "calibrated", "tokenizer": "o200k",
+        "excludeMessages": 3, "excludeContextWindowPercent": 5,
+        "systemPrompt": "s", "extraInstructions": "e",
+        "ledger": {
+            "enabled": true, "created": ["a"], "written": ["b"], "edited": ["c"], "moved": ["d"],
+            "deleted": ["e"], "commandTools": ["f"], "patchTools": ["g"], "pathArguments": ["h"],
+            "sourceArguments": ["i"], "destinationArguments": ["j"], "userWordsBudget": 500
+        },
+        "maxOutputTokens": 4000, "clearToolOutputs": true, "overheadTokens": 300,
+        "fallback": "ledger", "format": "openai"
+    });
+    let options =
+        CompactionOptions::from_json(&full, "options", ErrorCode::InvalidArgument).unwrap();
+    let written = options.to_json();
+    assert_eq!(written, full, "every option written back as read");
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&written), CompactionOptions::FIELDS);
+    assert_eq!(keys(&written["ledger"]), LedgerOptions::FIELDS);
+    let mut chats = Chats::new();
+    let mut chat_options = full.clone();
+    chat_options
+        .as_object_mut()
+        .unwrap()
+        .insert("window".into(), json!(64_000));
+    let handle = create(&mut chats, &chat_options.to_string());
+    let saved = ok(chats.save(handle));
+    assert_eq!(keys(&saved), SavedState::FIELDS);
+    assert_eq!(saved["options"], full);
+}

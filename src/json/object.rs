@@ -3,7 +3,9 @@
 //! out when absent — yielding its [`ToJson`](super::ToJson) writer and,
 //! on request, its key list (`FIELDS`), which the readers of shapes that
 //! come back (a saved state, options) pass to
-//! [`Fields::only`](crate::read::Fields::only).
+//! [`Fields::only`](crate::read::Fields::only). With `fields` before the
+//! type, it yields `write_fields` instead of the writer: the fields written
+//! into an object being written, for the parts the options hold flat.
 //!
 //! ```text
 //! json_object! {
@@ -14,6 +16,11 @@
 //!         created?(Vec::is_empty): "created",  // left out when the test holds
 //!     }
 //!     pub const FIELDS;                        // optional: the keys, in order
+//! }
+//! json_object! {
+//!     /// Writes the two fields into an object being written.
+//!     pub(crate) fields RetentionSettings { … }  // `write_fields`, no writer
+//!     pub(crate) const FIELDS;
 //! }
 //! ```
 //!
@@ -61,6 +68,24 @@ macro_rules! json_object {
                     $crate::json::json_object!(@keys [] $body);
             }
         )?
+    };
+
+    (
+        $(#[$meta:meta])*
+        $fvis:vis fields $ty:ident $body:tt
+        $($vis:vis const $keys:ident;)?
+    ) => {
+        impl $ty {
+            $(#[$meta])*
+            $fvis fn write_fields(&self, o: &mut $crate::json::ObjectWriter<'_>) {
+                $crate::json::json_object!(@write o self $body);
+            }
+            $(
+                /// The JSON keys, in the order written.
+                $vis const $keys: [&'static str; $crate::json::json_object!(@count $body)] =
+                    $crate::json::json_object!(@keys [] $body);
+            )?
+        }
     };
 
     // The writer, one field at a time.
@@ -121,6 +146,35 @@ mod tests {
             names?(Vec::is_empty): "names",
         }
         pub(crate) const KEYS;
+    }
+
+    struct Part {
+        a: bool,
+        b: Option<u32>,
+    }
+
+    json_object! {
+        fields Part {
+            a: "a",
+            b?: "b",
+        }
+        const KEYS;
+    }
+
+    #[test]
+    fn writes_fields_into_an_object_being_written() {
+        let mut out = String::new();
+        let mut o = crate::json::ObjectWriter::new(&mut out);
+        o.field("first", &1);
+        Part {
+            a: true,
+            b: Some(3),
+        }
+        .write_fields(&mut o);
+        Part { a: false, b: None }.write_fields(&mut o);
+        o.end();
+        assert_eq!(out, r#"{"first":1,"a":true,"b":3,"a":false}"#);
+        assert_eq!(Part::KEYS, ["a", "b"]);
     }
 
     #[test]
