@@ -126,7 +126,7 @@ pub struct ThinkingConfig {
 }
 
 impl SummaryRequest {
-    /// Reads a request back from its JSON form (what [`ToJson`] writes and
+    /// Reads a request back from its JSON form (what [`ToJson`](crate::ToJson) writes and
     /// the JS layer hands to the host's summarizer); a malformed one is
     /// `INVALID_ARGUMENT` naming the field.
     ///

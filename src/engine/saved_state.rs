@@ -3,7 +3,7 @@
 //! Every state [`Compactor::save`] writes, [`Compactor::restore_json`]
 //! reads back exactly: counts stay at or below 2^53 − 1 (exact as JS
 //! numbers) and doubles are written in their shortest round-trip form and
-//! read back bit for bit ([`ToJson`] writes the shortest digits that
+//! read back bit for bit ([`ToJson`](crate::ToJson) writes the shortest digits that
 //! read back to the same double, negative zero as `-0`). Anything else —
 //! a missing or unknown field, a wrong type, a value out of range, an
 //! unknown version — is `INVALID_STATE`, saying what was wrong.

@@ -32,17 +32,21 @@
 //!
 //! * enums written as a string or a number (`Tier`, `ThresholdRule`,
 //!   `CompactionStatus`, `Trigger`, `NoopReason`, `Method`, `Format`,
-//!   `Operation`, `RetentionRule`, the estimator and tokenizer names): a
-//!   name, not an object;
-//! * `Content` and `Part`: Gemini's wire shapes, kept with their unknown
-//!   fields and written from them;
-//! * `CompactionOptions` (flat: its parts' fields in one object, `format`
-//!   only when not Gemini) and `FitOptions` (`fallback` written as the
-//!   string `"ledger"` for a flag); `EstimateOptions`, flattened the same
-//!   way (src/estimate);
-//! * `CompactionOutcome`, generic over the message type, with fields that
-//!   depend on the status; the JSON API's envelopes and steps (`Step`,
-//!   `ChatState`, the functions' `Writer`), which write borrowed data.
+//!   `Operation`, `RetentionRule`, `Estimator`, `TokenizerFamily`): a name,
+//!   not an object;
+//! * `Content` and `Part`: Gemini's wire shapes, written from what was read,
+//!   unknown fields included;
+//! * `CompactionOptions` (flat: its parts' fields in one object through
+//!   their `write_fields`, `format` only when not Gemini), `FitOptions`
+//!   (`fallback` is a flag written as the string `"ledger"`,
+//!   `clearToolOutputs` only when true) and `EstimateOptions`' fields
+//!   (src/estimate, flattened the same way); `RetentionSettings`' writer
+//!   is its declared `write_fields` in an object;
+//! * `CompactionOutcome`: generic over the message type, its values read
+//!   through methods, `overBy`, `head`, `pinned` and `cause` written
+//!   depending on the status;
+//! * the JSON API's own: `Step` (an enum), `ChatState` (borrows the
+//!   ladder), the functions' `Writer` (a list written by a function).
 
 /// Declares a struct's JSON object once: its [`ToJson`](crate::json::ToJson)
 /// writer and, with `pub const FIELDS;` (any visibility, any name) after
