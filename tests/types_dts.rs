@@ -1,7 +1,8 @@
 //! Every object the crate writes for the JS API, held to the TypeScript type
-//! `src/wasm/types.d.ts` declares for it, natively (issue 20; the same
-//! samples as `tests/js/shapes.test.mjs`, which holds the built package's
-//! values to the declarations under `tsc --strict`).
+//! `src/wasm/types.d.ts` declares for it, natively (issue 20; the
+//! samples of `tests/js/shapes.test.mjs`, which holds the built package's
+//! values to the declarations under `tsc --strict`, plus the LangChain and
+//! Responses formats, which that test leaves out).
 //!
 //! A small parser reads the file's `interface` and `type` declarations —
 //! the constructs it uses: members with `?`, index signatures, unions,
@@ -705,13 +706,39 @@ fn turn(format: &str, i: usize, size: usize) -> Vec<Value> {
             json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": id, "toolName": "read_file", "output": { "type": "text", "value": output } }] }),
             json!({ "role": "assistant", "content": answer }),
         ],
+        "langchain" => vec![
+            lc("HumanMessage", json!({ "content": question })),
+            lc(
+                "AIMessage",
+                json!({ "content": "", "tool_calls": [{ "id": id, "name": "read_file", "args": { "path": path }, "type": "tool_call" }] }),
+            ),
+            lc(
+                "ToolMessage",
+                json!({ "content": output, "tool_call_id": id, "name": "read_file" }),
+            ),
+            lc("AIMessage", json!({ "content": answer, "tool_calls": [] })),
+        ],
+        "openai-responses" => vec![
+            json!({ "role": "user", "content": question }),
+            json!({ "type": "function_call", "call_id": id, "name": "read_file", "arguments": (json!({ "path": path }).to_string()) }),
+            json!({ "type": "function_call_output", "call_id": id, "output": output }),
+            json!({ "type": "message", "role": "assistant", "status": "completed", "content": [{ "type": "output_text", "text": answer }] }),
+        ],
         _ => unreachable!(),
     }
+}
+
+/// A LangChain message instance as JSON.stringify writes it.
+fn lc(class: &str, mut kwargs: Value) -> Value {
+    kwargs["additional_kwargs"] = json!({});
+    kwargs["response_metadata"] = json!({});
+    json!({ "lc": 1, "type": "constructor", "id": ["langchain_core", "messages", class], "kwargs": kwargs })
 }
 
 fn user(format: &str, text: &str) -> String {
     match format {
         "gemini" => json!({ "role": "user", "parts": [{ "text": text }] }),
+        "langchain" => lc("HumanMessage", json!({ "content": text })),
         _ => json!({ "role": "user", "content": text }),
     }
     .to_string()
@@ -770,7 +797,15 @@ fn samples() -> Vec<(String, Value)> {
 
     let usage = r#"{"prompt_tokens":25000,"completion_tokens":10,"total_tokens":25010}"#;
     let answer = json!({ "text": SUMMARY, "finishReason": "stop", "usage": { "prompt_tokens": 9_000, "completion_tokens": 100, "total_tokens": 9_100 } });
-    for format in ["gemini", "openai", "anthropic", "ai-sdk"] {
+    // shapes.test.mjs's four formats, and the two it leaves out.
+    for format in [
+        "gemini",
+        "openai",
+        "anthropic",
+        "ai-sdk",
+        "langchain",
+        "openai-responses",
+    ] {
         let m = if format == "gemini" {
             "Content"
         } else {
