@@ -866,6 +866,28 @@ fn samples() -> Vec<(String, Value)> {
                 &result,
                 run(&mut chats, handle, step, &json!(SUMMARY), &mut Vec::new()),
             );
+            // An aborted run, an empty summary, an inflating one, a message too large.
+            let step = ok(chats.compact(handle, &history, ""));
+            if let Some(id) = step["summarize"]["id"].as_f64() {
+                add(&result, ok(chats.abort(handle, id))["done"].clone());
+            }
+            let step = ok(chats.compact(handle, &history, ""));
+            add(
+                &result,
+                run(&mut chats, handle, step, &json!(""), &mut Vec::new()),
+            );
+            let step = ok(chats.compact(handle, &history, ""));
+            let long = json!("word ".repeat(40_000));
+            add(
+                &result,
+                run(&mut chats, handle, step, &long, &mut Vec::new()),
+            );
+            let huge = user(format, &"big ".repeat(40_000));
+            let step = ok(chats.before_send(handle, &history, &huge));
+            add(
+                &result,
+                run(&mut chats, handle, step, &json!(SUMMARY), &mut Vec::new()),
+            );
         }
     }
     out
@@ -881,6 +903,31 @@ fn every_object_the_crate_writes_matches_its_declared_type() {
         .filter(|(t, _)| t == "SummaryRequest")
         .count();
     assert!(requests >= 4, "{requests} summary requests checked");
+    // Every status a run ends with, and a NOOP's overBy.
+    let mut names: Vec<&str> = samples
+        .iter()
+        .filter(|(t, _)| t.starts_with("CompactionResult"))
+        .filter_map(|(_, v)| v["statusName"].as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(
+        names,
+        [
+            "ABORTED",
+            "COMPRESSED",
+            "EMPTY_SUMMARY",
+            "INFLATED",
+            "NOOP",
+            "OUTPUT_TRUNCATED",
+            "SUMMARIZER_FAILED"
+        ],
+        "statuses checked"
+    );
+    assert!(
+        samples.iter().any(|(_, v)| v.get("overBy").is_some()),
+        "no messageTooLarge result checked"
+    );
     let mut errors = Vec::new();
     for (ty, value) in samples {
         let host = as_host_gets_it(&ty, value);
