@@ -2,7 +2,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::json_object;
 
 use crate::error::Error;
 use crate::ladder::{SUMMARY_RESERVE, Thresholds, Tier, compute_thresholds, current_tier};
@@ -28,16 +28,14 @@ pub struct ContextReport {
     pub show_footer: bool,
 }
 
-impl ToJson for ContextReport {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("tokens", &self.tokens)
-            .field("thresholds", &self.thresholds)
-            .field("tier", &self.tier)
-            .field("percentUsed", &self.percent_used)
-            .field("tokensUntilAuto", &self.tokens_until_auto)
-            .field("showFooter", &self.show_footer);
-        o.end();
+json_object! {
+    ContextReport {
+        tokens: "tokens",
+        thresholds: "thresholds",
+        tier: "tier",
+        percent_used: "percentUsed",
+        tokens_until_auto: "tokensUntilAuto",
+        show_footer: "showFooter",
     }
 }
 

@@ -13,7 +13,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson, write_str};
+use crate::json::{ToJson, json_object, write_str};
 
 use crate::error::{Error, ErrorCode};
 use crate::read::{Fields, TOKEN_COUNT, WINDOW};
@@ -87,19 +87,17 @@ impl ToJson for ThresholdRule {
     }
 }
 
-/// The ladder as the JS API returns it (`computeThresholds`).
-impl ToJson for Thresholds {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("window", &self.window)
-            .field("effectiveWindow", &self.effective_window)
-            .field("warn", &self.warn)
-            .field("auto", &self.auto)
-            .field("hard", &self.hard)
-            .field("warnRule", &self.warn_rule)
-            .field("autoRule", &self.auto_rule)
-            .field("hardRule", &self.hard_rule);
-        o.end();
+json_object! {
+    /// The ladder as the JS API returns it (`computeThresholds`).
+    Thresholds {
+        window: "window",
+        effective_window: "effectiveWindow",
+        warn: "warn",
+        auto: "auto",
+        hard: "hard",
+        warn_rule: "warnRule",
+        auto_rule: "autoRule",
+        hard_rule: "hardRule",
     }
 }
 

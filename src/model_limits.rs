@@ -25,7 +25,7 @@ use crate::str_search;
 
 use crate::json::Quoted;
 
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::json_object;
 
 /// The date the table was checked against the providers' published pages.
 pub const TABLE_DATE: &str = "2026-12-01";
@@ -153,25 +153,13 @@ pub struct ModelLimits {
     pub warning: Option<String>,
 }
 
-impl ToJson for ModelLimits {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("window", &self.window)
-            .field("maxOutputTokens", &self.max_output_tokens)
-            .field("known", &self.known)
-            .optional(
-                "family",
-                self.family
-                    .as_ref()
-                    .map(|f| f as &dyn crate::json::WriteJson),
-            )
-            .optional(
-                "warning",
-                self.warning
-                    .as_ref()
-                    .map(|w| w as &dyn crate::json::WriteJson),
-            );
-        o.end();
+json_object! {
+    ModelLimits {
+        window: "window",
+        max_output_tokens: "maxOutputTokens",
+        known: "known",
+        family?: "family",
+        warning?: "warning",
     }
 }
 

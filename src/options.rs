@@ -174,13 +174,13 @@ impl Default for CompactionOptions {
 impl CompactionOptions {
     /// The option names [`CompactionOptions::from_json`] reads.
     pub const FIELDS: [&'static str; 13] = [
-        "imageTokenEstimate",
-        "estimator",
-        "tokenizer",
-        "excludeMessages",
-        "excludeContextWindowPercent",
-        "systemPrompt",
-        "extraInstructions",
+        EstimateOptions::FIELDS[0],
+        EstimateOptions::FIELDS[1],
+        EstimateOptions::FIELDS[2],
+        RetentionSettings::FIELDS[0],
+        RetentionSettings::FIELDS[1],
+        PromptSettings::FIELDS[0],
+        PromptSettings::FIELDS[1],
         "ledger",
         FitOptions::FIELDS[0],
         FitOptions::FIELDS[1],

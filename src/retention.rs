@@ -38,7 +38,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson, write_str};
+use crate::json::{ObjectWriter, ToJson, json_object, write_str};
 
 use crate::content::Content;
 use crate::estimate::{EstimateOptions, message_tokens};
@@ -59,15 +59,14 @@ pub struct RetentionSettings {
     pub exclude_context_window_percent: f64,
 }
 
-impl RetentionSettings {
+json_object! {
     /// Writes the two fields into an object being written (options and
     /// saved states hold them flat).
-    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
-        o.field("excludeMessages", &self.exclude_messages).field(
-            "excludeContextWindowPercent",
-            &self.exclude_context_window_percent,
-        );
+    pub(crate) fields RetentionSettings {
+        exclude_messages: "excludeMessages",
+        exclude_context_window_percent: "excludeContextWindowPercent",
     }
+    pub(crate) const FIELDS;
 }
 
 impl ToJson for RetentionSettings {
@@ -120,13 +119,11 @@ pub struct Split {
     pub starts_with_model: bool,
 }
 
-impl ToJson for Split {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("keptFrom", &self.kept_from)
-            .field("rule", &self.rule)
-            .field("startsWithModel", &self.starts_with_model);
-        o.end();
+json_object! {
+    Split {
+        kept_from: "keptFrom",
+        rule: "rule",
+        starts_with_model: "startsWithModel",
     }
 }
 

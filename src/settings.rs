@@ -8,7 +8,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson, Value};
+use crate::json::{Value, json_object};
 
 use crate::error::{Error, ErrorCode};
 use crate::estimate::DEFAULT_IMAGE_TOKEN_ESTIMATE;
@@ -31,16 +31,11 @@ pub struct Settings {
     pub exclude_context_window_percent: f64,
 }
 
-impl ToJson for Settings {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("imageTokenEstimate", &self.image_token_estimate)
-            .field("excludeMessages", &self.exclude_messages)
-            .field(
-                "excludeContextWindowPercent",
-                &self.exclude_context_window_percent,
-            );
-        o.end();
+json_object! {
+    Settings {
+        image_token_estimate: "imageTokenEstimate",
+        exclude_messages: "excludeMessages",
+        exclude_context_window_percent: "excludeContextWindowPercent",
     }
 }
 
@@ -63,12 +58,10 @@ pub struct LoadedSettings {
     pub warnings: Vec<String>,
 }
 
-impl ToJson for LoadedSettings {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("settings", &self.settings)
-            .field("warnings", &self.warnings);
-        o.end();
+json_object! {
+    LoadedSettings {
+        settings: "settings",
+        warnings: "warnings",
     }
 }
 

@@ -17,7 +17,7 @@
 use crate::prelude::*;
 
 use crate::error::{Error, ErrorCode};
-use crate::json::{Map, ObjectWriter, ToJson, Value};
+use crate::json::{Map, Value, json_object};
 use crate::read::Fields;
 
 use crate::content::{Content, Part, PartKind};
@@ -86,13 +86,14 @@ pub struct PromptSettings {
     pub extra_instructions: Option<String>,
 }
 
-impl PromptSettings {
+json_object! {
     /// Writes `systemPrompt` and `extraInstructions` (`null` when unset)
     /// into an object being written.
-    pub(crate) fn write_fields(&self, o: &mut ObjectWriter<'_>) {
-        o.field("systemPrompt", &self.system_prompt)
-            .field("extraInstructions", &self.extra_instructions);
+    pub(crate) fields PromptSettings {
+        system_prompt: "systemPrompt",
+        extra_instructions: "extraInstructions",
     }
+    pub(crate) const FIELDS;
 }
 
 /// A summarization call, provider-neutral (serialized in camelCase).
@@ -125,7 +126,7 @@ pub struct ThinkingConfig {
 }
 
 impl SummaryRequest {
-    /// Reads a request back from its JSON form (what [`ToJson`] writes and
+    /// Reads a request back from its JSON form (what [`ToJson`](crate::ToJson) writes and
     /// the JS layer hands to the host's summarizer); a malformed one is
     /// `INVALID_ARGUMENT` naming the field.
     ///
@@ -160,31 +161,25 @@ impl SummaryRequest {
     }
 }
 
-/// `{ systemInstruction, contents, config }`, as the JS API hands it out.
-impl ToJson for SummaryRequest {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("systemInstruction", &self.system_instruction)
-            .field("contents", &self.contents)
-            .field("config", &self.config);
-        o.end();
+json_object! {
+    /// `{ systemInstruction, contents, config }`, as the JS API hands it out.
+    SummaryRequest {
+        system_instruction: "systemInstruction",
+        contents: "contents",
+        config: "config",
     }
 }
 
-impl ToJson for SummaryConfig {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("maxOutputTokens", &self.max_output_tokens)
-            .field("thinkingConfig", &self.thinking_config);
-        o.end();
+json_object! {
+    SummaryConfig {
+        max_output_tokens: "maxOutputTokens",
+        thinking_config: "thinkingConfig",
     }
 }
 
-impl ToJson for ThinkingConfig {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("includeThoughts", &self.include_thoughts);
-        o.end();
+json_object! {
+    ThinkingConfig {
+        include_thoughts: "includeThoughts",
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::json_object;
 
 use crate::error::{Error, ErrorCode};
 use crate::ladder::{Thresholds, Tier, compute_thresholds, current_tier};
@@ -30,15 +30,13 @@ pub struct Tip {
     pub tier: Tier,
 }
 
-impl ToJson for Tip {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("id", &self.id)
-            .field("text", &self.text)
-            .field("priority", &self.priority)
-            .field("cooldownPrompts", &self.cooldown_prompts)
-            .field("tier", &self.tier);
-        o.end();
+json_object! {
+    Tip {
+        id: "id",
+        text: "text",
+        priority: "priority",
+        cooldown_prompts: "cooldownPrompts",
+        tier: "tier",
     }
 }
 
@@ -91,29 +89,22 @@ pub struct TipContext {
     pub last_shown: crate::StrMap<String, u64>,
 }
 
-impl ToJson for TipContext {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("lastPromptTokenCount", &self.last_prompt_token_count)
-            .field("contextWindowSize", &self.context_window_size)
-            .field("thresholds", &self.thresholds)
-            .field("sessionPromptCount", &self.session_prompt_count)
-            .field("lastShown", &self.last_shown);
-        o.end();
+json_object! {
+    TipContext {
+        last_prompt_token_count: "lastPromptTokenCount",
+        context_window_size: "contextWindowSize",
+        thresholds: "thresholds",
+        session_prompt_count: "sessionPromptCount",
+        last_shown: "lastShown",
     }
+    const FIELDS;
 }
 
 impl TipContext {
     /// Reads a tip context from plain JSON, with errors that name the field.
     pub fn from_json(value: &crate::json::Value, path: &str) -> Result<TipContext, Error> {
         let f = Fields::of(value, path, ErrorCode::InvalidArgument)?;
-        f.only(&[
-            "lastPromptTokenCount",
-            "contextWindowSize",
-            "thresholds",
-            "sessionPromptCount",
-            "lastShown",
-        ])?;
+        f.only(&TipContext::FIELDS)?;
         let count = |key: &str| f.rule(key, &TOKEN_COUNT);
         let thresholds = match f.get("thresholds") {
             Some(t) => Some(Thresholds::from_json(t, &format!("{path}.thresholds"))?),

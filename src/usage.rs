@@ -32,7 +32,7 @@
 
 use crate::prelude::*;
 
-use crate::json::{Map, ObjectWriter, ToJson, Value};
+use crate::json::{Map, Value, json_object};
 
 pub use crate::read::MAX_COUNT;
 use crate::read::describe;
@@ -194,30 +194,20 @@ impl Usage {
     }
 }
 
-/// The counts that are known, in camelCase (`inputTokens`, …).
-impl ToJson for Usage {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        for (key, count) in [
-            ("inputTokens", &self.input_tokens),
-            ("outputTokens", &self.output_tokens),
-            ("thoughtsTokens", &self.thoughts_tokens),
-            ("totalTokens", &self.total_tokens),
-        ] {
-            if let Some(count) = count {
-                o.field(key, count);
-            }
-        }
-        o.end();
+json_object! {
+    /// The counts that are known, in camelCase (`inputTokens`, …).
+    Usage {
+        input_tokens?: "inputTokens",
+        output_tokens?: "outputTokens",
+        thoughts_tokens?: "thoughtsTokens",
+        total_tokens?: "totalTokens",
     }
 }
 
-impl ToJson for ParsedUsage {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("usage", &self.usage)
-            .field("ignored", &self.ignored);
-        o.end();
+json_object! {
+    ParsedUsage {
+        usage: "usage",
+        ignored: "ignored",
     }
 }
 
@@ -305,13 +295,11 @@ pub struct UsageUpdate {
     pub ignored: Vec<String>,
 }
 
-impl ToJson for UsageUpdate {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("taken", &self.taken)
-            .field("lastPromptTokenCount", &self.last_prompt_token_count)
-            .field("usage", &self.usage)
-            .field("ignored", &self.ignored);
-        o.end();
+json_object! {
+    UsageUpdate {
+        taken: "taken",
+        last_prompt_token_count: "lastPromptTokenCount",
+        usage: "usage",
+        ignored: "ignored",
     }
 }

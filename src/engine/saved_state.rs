@@ -3,14 +3,14 @@
 //! Every state [`Compactor::save`] writes, [`Compactor::restore_json`]
 //! reads back exactly: counts stay at or below 2^53 − 1 (exact as JS
 //! numbers) and doubles are written in their shortest round-trip form and
-//! read back bit for bit ([`ToJson`] writes the shortest digits that
+//! read back bit for bit ([`ToJson`](crate::ToJson) writes the shortest digits that
 //! read back to the same double, negative zero as `-0`). Anything else —
 //! a missing or unknown field, a wrong type, a value out of range, an
 //! unknown version — is `INVALID_STATE`, saying what was wrong.
 
 use crate::prelude::*;
 
-use crate::json::{ObjectWriter, ToJson, Value};
+use crate::json::{Value, json_object};
 
 use super::{Compactor, check_window};
 use crate::error::{Error, ErrorCode};
@@ -39,31 +39,21 @@ pub struct SavedState {
     pub next_request_id: u64,
 }
 
-/// The JSON form: [`SavedState::FIELDS`], in camelCase, in that order.
-impl ToJson for SavedState {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("version", &self.version)
-            .field("window", &self.window)
-            .field("options", &self.options)
-            .field("consecutiveFailures", &self.consecutive_failures)
-            .field("lastPromptTokenCount", &self.last_prompt_token_count)
-            .field("nextRequestId", &self.next_request_id);
-        o.end();
+json_object! {
+    /// The JSON form: [`SavedState::FIELDS`], in camelCase, in that order,
+    /// all required.
+    SavedState {
+        version: "version",
+        window: "window",
+        options: "options",
+        consecutive_failures: "consecutiveFailures",
+        last_prompt_token_count: "lastPromptTokenCount",
+        next_request_id: "nextRequestId",
     }
+    pub const FIELDS;
 }
 
 impl SavedState {
-    /// The fields of the JSON form, all required.
-    pub const FIELDS: [&'static str; 6] = [
-        "version",
-        "window",
-        "options",
-        "consecutiveFailures",
-        "lastPromptTokenCount",
-        "nextRequestId",
-    ];
-
     /// Reads the JSON form; the values are checked by [`Compactor::restore`].
     pub fn from_json(value: &Value) -> Result<SavedState, Error> {
         if !value.is_object() {

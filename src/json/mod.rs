@@ -16,6 +16,8 @@
 //! * `parse.rs`: the reader (RFC 8259; lone-surrogate escapes read as
 //!   U+FFFD; a nesting limit, never a stack overflow);
 //! * `write.rs`: the writer, [`ToJson`] and [`ObjectWriter`];
+//! * `object.rs`: [`json_object!`], a struct's JSON object declared once
+//!   (its writer and its key list);
 //! * `number.rs`: numbers read and written exactly (the shortest digits
 //!   that round-trip, as JavaScript writes them), without core's float
 //!   parser and printer.
@@ -32,6 +34,7 @@
 use crate::prelude::*;
 
 mod number;
+mod object;
 mod parse;
 #[cfg(feature = "serde")]
 mod serde;
@@ -39,6 +42,7 @@ mod value;
 mod write;
 
 pub use number::number_to_string;
+pub(crate) use object::json_object;
 pub use parse::{ParseError, from_str, from_str_nested};
 pub use value::{Map, Value};
 pub(crate) use write::Quoted;

@@ -5,7 +5,7 @@
 use crate::prelude::*;
 
 use crate::StrMap;
-use crate::json::{ObjectWriter, ToJson};
+use crate::json::json_object;
 
 use super::files::fold_case;
 use super::{Ledger, names_path};
@@ -23,12 +23,10 @@ pub struct SummaryCheck {
     pub missing_files: Vec<String>,
 }
 
-impl ToJson for SummaryCheck {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("sections", &self.sections)
-            .field("missingFiles", &self.missing_files);
-        o.end();
+json_object! {
+    SummaryCheck {
+        sections: "sections",
+        missing_files: "missingFiles",
     }
 }
 

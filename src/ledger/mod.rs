@@ -48,7 +48,7 @@ pub mod check;
 pub mod files;
 mod render;
 
-use crate::json::{ObjectWriter, ToJson, Value};
+use crate::json::{Value, json_object};
 
 use crate::content::{Content, PartKind};
 use crate::error::{Error, ErrorCode, show_number};
@@ -127,35 +127,24 @@ pub struct LedgerOptions {
     pub user_words_budget: Option<f64>,
 }
 
-/// In camelCase, empty lists and an unset budget left out.
-impl ToJson for LedgerOptions {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("enabled", &self.enabled);
-        for (key, names) in [
-            ("created", &self.created),
-            ("written", &self.written),
-            ("edited", &self.edited),
-            ("moved", &self.moved),
-            ("deleted", &self.deleted),
-            ("commandTools", &self.command_tools),
-            ("patchTools", &self.patch_tools),
-            ("pathArguments", &self.path_arguments),
-            ("sourceArguments", &self.source_arguments),
-            ("destinationArguments", &self.destination_arguments),
-        ] {
-            if !names.is_empty() {
-                o.field(key, names);
-            }
-        }
-        o.optional(
-            "userWordsBudget",
-            self.user_words_budget
-                .as_ref()
-                .map(|b| b as &dyn crate::json::WriteJson),
-        );
-        o.end();
+json_object! {
+    /// In camelCase, empty lists and an unset budget left out; the keys
+    /// ([`LedgerOptions::FIELDS`]) are those [`LedgerOptions::from_json`] reads.
+    LedgerOptions {
+        enabled: "enabled",
+        created?(Vec::is_empty): "created",
+        written?(Vec::is_empty): "written",
+        edited?(Vec::is_empty): "edited",
+        moved?(Vec::is_empty): "moved",
+        deleted?(Vec::is_empty): "deleted",
+        command_tools?(Vec::is_empty): "commandTools",
+        patch_tools?(Vec::is_empty): "patchTools",
+        path_arguments?(Vec::is_empty): "pathArguments",
+        source_arguments?(Vec::is_empty): "sourceArguments",
+        destination_arguments?(Vec::is_empty): "destinationArguments",
+        user_words_budget?: "userWordsBudget",
     }
+    pub const FIELDS;
 }
 
 impl Default for LedgerOptions {
@@ -178,22 +167,6 @@ impl Default for LedgerOptions {
 }
 
 impl LedgerOptions {
-    /// The option names [`LedgerOptions::from_json`] reads.
-    pub const FIELDS: [&'static str; 12] = [
-        "enabled",
-        "created",
-        "written",
-        "edited",
-        "moved",
-        "deleted",
-        "commandTools",
-        "patchTools",
-        "pathArguments",
-        "sourceArguments",
-        "destinationArguments",
-        "userWordsBudget",
-    ];
-
     /// Reads options from plain JSON (`null`: the defaults); unknown fields
     /// and values of the wrong type are `INVALID_ARGUMENT` errors that name
     /// the field.
@@ -302,12 +275,10 @@ pub struct FileEntry {
     pub last_operation: Operation,
 }
 
-impl ToJson for FileEntry {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("path", &self.path)
-            .field("lastOperation", &self.last_operation);
-        o.end();
+json_object! {
+    FileEntry {
+        path: "path",
+        last_operation: "lastOperation",
     }
 }
 
@@ -323,12 +294,10 @@ pub struct Ledger {
     estimate: EstimateOptions,
 }
 
-impl ToJson for Ledger {
-    fn write_json(&self, out: &mut String) {
-        let mut o = ObjectWriter::new(out);
-        o.field("files", &self.files)
-            .field("userWords", &self.user_words);
-        o.end();
+json_object! {
+    Ledger {
+        files: "files",
+        user_words: "userWords",
     }
 }
 
