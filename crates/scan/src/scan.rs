@@ -145,11 +145,12 @@ impl Repeat {
 
 /// [`scan`] of at most [`MAX_PIECE`] bytes of valid UTF-8.
 fn scan_piece(bytes: &[u8]) -> TextFeatures {
-    // One loop over local variables rather than methods on a state struct:
-    // the compiler then keeps the state in registers (in wasm, in locals
-    // rather than in linear memory). Words of ASCII letters, runs of spaces
-    // and runs of Han / kana / Hangul are consumed by inner loops that skip
-    // what cannot change inside them. Each step was kept only if the wasm
+    // One loop over local state: small structs ([`Letters`], [`Runs`])
+    // whose methods are inlined, so the compiler keeps it all in registers
+    // (in wasm, in locals rather than in linear memory); `benches/ab.mjs`
+    // showed no loss from that split (0.98 of the single function's time).
+    // Words of ASCII letters, runs of spaces and runs of Han / kana / Hangul
+    // are consumed by inner loops that skip what cannot change inside them. Each step was kept only if the wasm
     // `estimateTextTokens` got faster in Node (benches/estimator_speed.mjs);
     // `tests/js/scan_port.test.mjs` holds the counts to the plain port.
     let mut f = TextFeatures::default();
@@ -164,17 +165,10 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     let mut transitions = [0u32; CLASSES * CLASSES];
     let mut class = Class::Start;
     let mut run_len = 0u32;
-    let mut prev_lower = false;
-    // Consonants in a row so far (ASCII letters only).
-    let mut consonants = 0u32;
-    // The previous character as a letter index (0 to 25) when it was an
-    // ASCII letter, else NO_LETTER; and the letters whose pair with it is
-    // rare in English.
-    let mut prev_letter = NO_LETTER;
-    let mut rare_bigrams = 0u32;
-    let (mut latin_letters, mut vowels, mut upper_letters) = (0u32, 0u32, 0u32);
-    let mut consonant_clusters = 0u32;
-    let mut case_humps = 0u32;
+    let mut letters = Letters {
+        prev: NO_LETTER,
+        ..Letters::default()
+    };
     let mut blank_lines = 0u32;
     // The current letter run has a capital / a small letter (after its first
     // letter).
@@ -184,11 +178,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     let mut after_newline = false;
     // The current run of ASCII alphanumerics: its length and the OR and AND
     // of its characters' bits; the same for base64 characters (OR only).
-    let mut alnum_len = 0u32;
-    let mut alnum_any = 0u16;
-    let mut alnum_all = !0u16;
-    let mut base64_len = 0u32;
-    let mut base64_any = 0u16;
+    let mut runs = Runs::default();
     let mut repeat = Repeat { prev: 0, same: 0 };
     let mut case_mask = !0u16;
 
@@ -218,60 +208,12 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                     // as the JS port counts it.
                     case_mask = 0;
                 }
-                let (mut n, mut any, mut all, mut case) = (0u32, 0u16, !0u16, 0u16);
-                while let Some(&b) = bytes.get(i) {
-                    let Ascii { bits, letter, .. } = ASCII[usize::from(b)];
-                    if bits & A_ALPHA == 0 {
-                        break;
-                    }
-                    i += 1;
-                    if let Some(words) = repeat.absorbs::<true>(b, bits) {
-                        f[F::repeat_pieces] += words;
-                        continue;
-                    }
-                    vowels += u32::from(bits & A_VOWEL);
-                    upper_letters += u32::from(bits & A_UPPER != 0);
-                    // How English-like the letters are: words in other
-                    // languages, identifiers, codes and abbreviations have
-                    // fewer vowels and longer consonant clusters, and split
-                    // into more pieces.
-                    // (Without branches: vowels and consonants alternate
-                    // too irregularly to predict.)
-                    consonants = if bits & A_VOWEL != 0 {
-                        0
-                    } else {
-                        consonants + 1
-                    };
-                    consonant_clusters += u32::from(consonants >= 3);
-                    // Words of other languages written in ASCII letters
-                    // (Finnish, Dutch, Polish, Indonesian) pair letters that
-                    // English rarely does, and split into more pieces.
-                    // (Row 31 of the table, no letter before, holds every
-                    // pair: no branch.)
-                    let common = COMMON_PAIRS[usize::from(prev_letter & 31)];
-                    rare_bigrams += (common >> letter) & 1 ^ 1;
-                    prev_letter = letter;
-                    let upper = bits & A_UPPER != 0;
-                    // A capital right after a small letter starts a new
-                    // piece in camelCase (o200k splits there; the others
-                    // merge worse there).
-                    case_humps += u32::from(upper && prev_lower);
-                    prev_lower = !upper;
-                    n += 1;
-                    any |= bits;
-                    all &= bits;
-                    case |= bits & case_mask;
-                    case_mask = !0;
-                }
+                let Word { n, any, all, case } =
+                    letters.word(bytes, &mut i, &mut repeat, &mut case_mask, &mut f);
                 word_upper |= case & A_UPPER != 0;
                 word_lower |= case & A_LOWER != 0;
-                latin_letters += n;
                 run_len += n;
-                alnum_len += n;
-                alnum_any |= any;
-                alnum_all &= all;
-                base64_len += n;
-                base64_any |= any;
+                runs.word(n, any, all);
                 continue;
             }
             i += 1;
@@ -280,33 +222,19 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 continue;
             }
             ascii[usize::from(b)] += 1;
-            consonants = 0;
-            prev_letter = NO_LETTER;
+            letters.consonants = 0;
+            letters.prev = NO_LETTER;
             if b == b'\n' {
                 blank_lines += u32::from(after_newline);
             }
-            if bits & A_ALNUM != 0 {
-                alnum_len += 1;
-                alnum_any |= bits;
-                alnum_all &= bits;
-            } else if alnum_len > 0 {
-                f[F::hex_chars] += hex_run(alnum_len, alnum_any, alnum_all);
-                (alnum_len, alnum_any, alnum_all) = (0, 0, !0);
-            }
-            if bits & A_BASE64 != 0 {
-                base64_len += 1;
-                base64_any |= bits;
-            } else if base64_len > 0 {
-                f[F::base64_chars] += base64_run(base64_len, base64_any);
-                (base64_len, base64_any) = (0, 0);
-            }
+            runs.ascii(bits, &mut f);
             next = c;
         } else {
             let (u, len) = decode(bytes, i, b);
             i += len;
             repeat.prev = 0xFF;
-            consonants = 0;
-            prev_letter = NO_LETTER;
+            letters.consonants = 0;
+            letters.prev = NO_LETTER;
             let Other {
                 class: c,
                 count,
@@ -317,32 +245,11 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 f[count] += 1;
             }
             if c == Class::Letter {
-                // A word that starts with a letter of a non-Latin alphabet.
-                if class != Class::Letter
-                    && let Some(count) = count
-                    && ((F::cyrillic_letters as u8..=F::other_letters as u8)
-                        .contains(&(count as u8))
-                        || count == F::cyrillic_ext_letters
-                        || count == F::arabic_ext_letters)
-                {
-                    f[F::script_words] += 1;
-                }
-                if upper {
-                    f[F::upper_letters] += 1;
-                }
-                case_humps += u32::from(upper && prev_lower);
-                prev_lower = lower;
+                letters.script_letter(count, upper, lower, class != Class::Letter, &mut f);
                 word_upper |= upper;
                 word_lower |= lower;
             }
-            if alnum_len > 0 {
-                f[F::hex_chars] += hex_run(alnum_len, alnum_any, alnum_all);
-                (alnum_len, alnum_any, alnum_all) = (0, 0, !0);
-            }
-            if base64_len > 0 {
-                f[F::base64_chars] += base64_run(base64_len, base64_any);
-                (base64_len, base64_any) = (0, 0);
-            }
+            runs.end(&mut f);
             next = c;
         }
         if next != class {
@@ -352,7 +259,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
             word_upper = false;
             word_lower = false;
             if next != Class::Letter {
-                prev_lower = false;
+                letters.prev_lower = false;
             }
         }
         run_len += 1;
@@ -361,46 +268,257 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
         }
         class = next;
         if b == b' ' {
-            // The rest of a run of spaces (indentation), in one go: spaces
-            // feed no per-character count, only the run length.
-            let start = i;
-            while bytes.get(i) == Some(&b' ') {
-                i += 1;
-            }
-            // At most MAX_PIECE bytes, so it fits.
-            run_len += (i - start) as u32;
+            run_len += spaces(bytes, &mut i);
         } else if class == Class::Cjk {
-            // The rest of a run of Chinese, Japanese or Korean characters,
-            // taken here in one go: inside it only the script counts and the
-            // run length change.
-            let mut n = 0;
-            while let Some(&lead) = bytes.get(i) {
-                if !COMMON_CJK_LEADS.contains(&lead) {
-                    break;
-                }
-                let Some(script) = common_cjk(decode(bytes, i, lead).0) else {
-                    break;
-                };
-                f[script] += 1;
-                n += 1;
-                i += 3;
-            }
-            run_len += n;
+            run_len += cjk_run(bytes, &mut i, &mut f);
         }
     }
 
     end_run(&mut f, class, run_len, word_upper, word_lower);
     // At most MAX_PIECE bytes, so it fits.
     f[F::utf8_bytes] += bytes.len() as u32;
-    f[F::hex_chars] += hex_run(alnum_len, alnum_any, alnum_all);
-    f[F::base64_chars] += base64_run(base64_len, base64_any);
-    f[F::latin_letters] += latin_letters;
-    f[F::vowels] += vowels;
-    f[F::upper_letters] += upper_letters;
-    f[F::consonant_clusters] += consonant_clusters;
-    f[F::rare_bigrams] += rare_bigrams;
-    f[F::case_humps] += case_humps;
+    runs.end(&mut f);
     f[F::blank_lines] += blank_lines;
+    letters.add_to(&mut f);
+    add_counts(&mut f, &transitions, &ascii);
+    f
+}
+
+/// The current run of ASCII alphanumerics (its length and the OR and AND of
+/// its characters' bits) and of base64 characters (length and OR): hashes,
+/// ids and encoded data, counted when the run ends. Its methods are inlined
+/// into [`scan_piece`], whose registers (wasm locals) keep it.
+struct Runs {
+    alnum_len: u32,
+    alnum_any: u16,
+    alnum_all: u16,
+    base64_len: u32,
+    base64_any: u16,
+}
+
+impl Default for Runs {
+    fn default() -> Runs {
+        Runs {
+            alnum_len: 0,
+            alnum_any: 0,
+            alnum_all: !0,
+            base64_len: 0,
+            base64_any: 0,
+        }
+    }
+}
+
+impl Runs {
+    /// A word of `n` ASCII letters whose bits OR to `any` and AND to `all`.
+    #[inline(always)]
+    fn word(&mut self, n: u32, any: u16, all: u16) {
+        self.alnum_len += n;
+        self.alnum_any |= any;
+        self.alnum_all &= all;
+        self.base64_len += n;
+        self.base64_any |= any;
+    }
+
+    /// An ASCII character other than a letter, with its `bits`: it extends
+    /// the runs it belongs to and ends the others.
+    #[inline(always)]
+    fn ascii(&mut self, bits: u16, f: &mut TextFeatures) {
+        if bits & A_ALNUM != 0 {
+            self.alnum_len += 1;
+            self.alnum_any |= bits;
+            self.alnum_all &= bits;
+        } else if self.alnum_len > 0 {
+            f[F::hex_chars] += hex_run(self.alnum_len, self.alnum_any, self.alnum_all);
+            (self.alnum_len, self.alnum_any, self.alnum_all) = (0, 0, !0);
+        }
+        if bits & A_BASE64 != 0 {
+            self.base64_len += 1;
+            self.base64_any |= bits;
+        } else if self.base64_len > 0 {
+            f[F::base64_chars] += base64_run(self.base64_len, self.base64_any);
+            (self.base64_len, self.base64_any) = (0, 0);
+        }
+    }
+
+    /// Ends both runs (a character outside ASCII, or the end of the text).
+    #[inline(always)]
+    fn end(&mut self, f: &mut TextFeatures) {
+        if self.alnum_len > 0 {
+            f[F::hex_chars] += hex_run(self.alnum_len, self.alnum_any, self.alnum_all);
+            (self.alnum_len, self.alnum_any, self.alnum_all) = (0, 0, !0);
+        }
+        if self.base64_len > 0 {
+            f[F::base64_chars] += base64_run(self.base64_len, self.base64_any);
+            (self.base64_len, self.base64_any) = (0, 0);
+        }
+    }
+}
+
+/// What a word of ASCII letters gave [`Letters::word`]: its length, the OR
+/// and AND of its letters' bits, and the case bits of its letters after the
+/// first.
+struct Word {
+    n: u32,
+    any: u16,
+    all: u16,
+    case: u16,
+}
+
+/// The letter counts of [`scan_piece`], in a struct its inlined
+/// [`Letters::word`] updates: the compiler keeps them in registers (locals
+/// in wasm), as when they were the loop's own variables.
+#[derive(Default)]
+struct Letters {
+    /// ASCII letters, vowels among them, capitals among them.
+    latin: u32,
+    vowels: u32,
+    upper: u32,
+    /// Consonants in a row so far, and the runs of three or more.
+    consonants: u32,
+    clusters: u32,
+    /// The previous character as a letter index (0 to 25) when it was an
+    /// ASCII letter, else NO_LETTER; and the letter pairs rare in English.
+    prev: u8,
+    rare_bigrams: u32,
+    /// A capital right after a small letter, and whether the previous
+    /// letter was small.
+    case_humps: u32,
+    prev_lower: bool,
+}
+
+impl Letters {
+    /// A word of ASCII letters from `bytes[*i]`, consumed in one go: inside
+    /// it nothing changes class, so the checks a class change needs are left
+    /// out, and the caller adds the run counts at its end.
+    #[inline(always)]
+    fn word(
+        &mut self,
+        bytes: &[u8],
+        i: &mut usize,
+        repeat: &mut Repeat,
+        case_mask: &mut u16,
+        f: &mut TextFeatures,
+    ) -> Word {
+        let (mut n, mut any, mut all, mut case) = (0u32, 0u16, !0u16, 0u16);
+        while let Some(&b) = bytes.get(*i) {
+            let Ascii { bits, letter, .. } = ASCII[usize::from(b)];
+            if bits & A_ALPHA == 0 {
+                break;
+            }
+            *i += 1;
+            if let Some(words) = repeat.absorbs::<true>(b, bits) {
+                f[F::repeat_pieces] += words;
+                continue;
+            }
+            self.vowels += u32::from(bits & A_VOWEL);
+            self.upper += u32::from(bits & A_UPPER != 0);
+            // How English-like the letters are: words in other languages,
+            // identifiers, codes and abbreviations have fewer vowels and
+            // longer consonant clusters, and split into more pieces.
+            // (Without branches: vowels and consonants alternate too
+            // irregularly to predict.)
+            self.consonants = if bits & A_VOWEL != 0 {
+                0
+            } else {
+                self.consonants + 1
+            };
+            self.clusters += u32::from(self.consonants >= 3);
+            // Words of other languages written in ASCII letters (Finnish,
+            // Dutch, Polish, Indonesian) pair letters that English rarely
+            // does, and split into more pieces. (Row 31 of the table, no
+            // letter before, holds every pair: no branch.)
+            let common = COMMON_PAIRS[usize::from(self.prev & 31)];
+            self.rare_bigrams += (common >> letter) & 1 ^ 1;
+            self.prev = letter;
+            let upper = bits & A_UPPER != 0;
+            // A capital right after a small letter starts a new piece in
+            // camelCase (o200k splits there; the others merge worse there).
+            self.case_humps += u32::from(upper && self.prev_lower);
+            self.prev_lower = !upper;
+            n += 1;
+            any |= bits;
+            all &= bits;
+            case |= bits & *case_mask;
+            *case_mask = !0;
+        }
+        self.latin += n;
+        Word { n, any, all, case }
+    }
+
+    /// A letter outside ASCII (its per-script `count`, its case), `first` in
+    /// its word: a word that starts with a letter of a non-Latin alphabet
+    /// counts as a `script_words`.
+    #[inline(always)]
+    fn script_letter(
+        &mut self,
+        count: Option<F>,
+        upper: bool,
+        lower: bool,
+        first: bool,
+        f: &mut TextFeatures,
+    ) {
+        if first
+            && let Some(count) = count
+            && ((F::cyrillic_letters as u8..=F::other_letters as u8).contains(&(count as u8))
+                || count == F::cyrillic_ext_letters
+                || count == F::arabic_ext_letters)
+        {
+            f[F::script_words] += 1;
+        }
+        if upper {
+            f[F::upper_letters] += 1;
+        }
+        self.case_humps += u32::from(upper && self.prev_lower);
+        self.prev_lower = lower;
+    }
+
+    /// Adds the letter counts to `f`.
+    fn add_to(&self, f: &mut TextFeatures) {
+        f[F::latin_letters] += self.latin;
+        f[F::vowels] += self.vowels;
+        f[F::upper_letters] += self.upper;
+        f[F::consonant_clusters] += self.clusters;
+        f[F::rare_bigrams] += self.rare_bigrams;
+        f[F::case_humps] += self.case_humps;
+    }
+}
+
+/// The rest of a run of spaces (indentation) from `bytes[*i]`, in one go:
+/// spaces feed no per-character count, only the run length (returned).
+#[inline(always)]
+fn spaces(bytes: &[u8], i: &mut usize) -> u32 {
+    let start = *i;
+    while bytes.get(*i) == Some(&b' ') {
+        *i += 1;
+    }
+    // At most MAX_PIECE bytes, so it fits.
+    (*i - start) as u32
+}
+
+/// The rest of a run of Chinese, Japanese or Korean characters from
+/// `bytes[*i]`, taken in one go: inside it only the script counts and the
+/// run length (returned) change.
+#[inline(always)]
+fn cjk_run(bytes: &[u8], i: &mut usize, f: &mut TextFeatures) -> u32 {
+    let mut n = 0;
+    while let Some(&lead) = bytes.get(*i) {
+        if !COMMON_CJK_LEADS.contains(&lead) {
+            break;
+        }
+        let Some(script) = common_cjk(decode(bytes, *i, lead).0) else {
+            break;
+        };
+        f[script] += 1;
+        n += 1;
+        *i += 3;
+    }
+    n
+}
+
+/// The counts [`scan_piece`] reads off its tallies at the end: the run
+/// starts from the changes of class, and the per-character counts of the
+/// ASCII characters.
+fn add_counts(f: &mut TextFeatures, transitions: &[u32; CLASSES * CLASSES], ascii: &[u32; 128]) {
     // The run starts, from the changes of class.
     let starts = |next: Class| -> u32 {
         Class::ALL
@@ -430,7 +548,6 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
             f[count] += n;
         }
     }
-    f
 }
 
 /// The code point of the multi-byte UTF-8 sequence starting with `lead` at
