@@ -417,6 +417,29 @@ pub(super) fn clear(
     Clearing::Summarize(cleared)
 }
 
+/// The messages of a request, their tool traffic (outputs, call arguments)
+/// slimmed to `per_message` tokens each and their media left out; a long
+/// text of the user's or the model's is left to the chunks, and cut only if
+/// it alone is larger than one request.
+fn slim_tool_traffic(
+    source: &[Content],
+    per_message: f64,
+    options: &EstimateOptions,
+) -> Vec<Content> {
+    source
+        .iter()
+        .map(|m| {
+            let m = without_media(m);
+            let tool = m.is_tool_result() || m.has_function_call();
+            if tool && message_tokens(&m, options) > per_message {
+                slim_message(&m, per_message, options)
+            } else {
+                m
+            }
+        })
+        .collect()
+}
+
 /// Step 6, the request fits the model: its input at most `window − cap −
 /// 1 024` provider tokens. One request over the replaced messages when it
 /// leaves the summary a fair cap; else one over copies whose tool traffic
@@ -515,21 +538,7 @@ pub(super) fn fit_request(
     let room = ((window - cap_multi as f64 - REQUEST_OVERHEAD_TOKENS) / scale).max(1.0);
     let per_message = ((room - overhead - cap_multi as f64 / scale) / 4.0).max(1.0);
     let source: Vec<Content> = cleared.unwrap_or_else(|| head.clone());
-    let messages: Vec<Content> = source
-        .iter()
-        .map(|m| {
-            let m = without_media(m);
-            // Tool traffic (outputs, call arguments) is cut first; a long
-            // text of the user's or the model's is left to the chunks, and
-            // cut only if it alone is larger than one request.
-            let tool = m.is_tool_result() || m.has_function_call();
-            if tool && message_tokens(&m, options) > per_message {
-                slim_message(&m, per_message, options)
-            } else {
-                m
-            }
-        })
-        .collect();
+    let messages = slim_tool_traffic(&source, per_message, options);
     let single = fold_request(None, &messages, &system, cap_multi);
     if let Some(cap) = fits(&single) {
         let mut request = single;
