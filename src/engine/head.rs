@@ -107,7 +107,7 @@ impl<C> CompactionOutcome<C> {
     /// [`Format::read`] made of them. The library's messages are
     /// written in `format`; the host's kept messages are its own, cut where
     /// the engine slimmed them. `None` on every other status. An `originals`
-    /// shorter than the run's history is `INVALID_STATE`.
+    /// without a message the head copies is `INVALID_STATE`.
     ///
     /// ```
     /// use compaction_core::{json, Compactor, CompactorConfig, Format, HistoryRef, Next, SendDecision, SummaryAnswer};
