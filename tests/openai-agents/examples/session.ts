@@ -11,7 +11,7 @@ const readFile = tool({
 });
 const agent = new Agent({ name: "coder", instructions: "You are a careful coding agent.", model: "gpt-4o-mini", tools: [readFile] });
 
-const summarizer = { client: new OpenAI(), model: "gpt-4o-mini" };
+const summarizer = { client: new OpenAI(), model: "gpt-4o-mini", maxOutputTokens: 6_000 }; // see below the example
 const limits = { model: "gpt-4o-mini", window: 32_000 };
 const onCompaction = (r: { statusName: string }) => console.log(`compaction: ${r.statusName}`);
 // The session compacts its items before each run; the guard each model call of a run.
