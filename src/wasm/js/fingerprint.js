@@ -69,24 +69,16 @@ function chars(text) {
   b = y;
 }
 
-/** A string into the stream: a long one by its remembered hash, a short one as its tag, length and units (in locals: the walk's hot loop). */
+/** A string into the stream: a long one by its remembered hash, a short one as its tag, length and units. */
 function string(text) {
   const n = text.length;
   if (n >= LONG_STRING) {
     longString(text);
     return;
   }
-  let x = Math.imul(a ^ STRING, 0x01000193);
-  let y = Math.imul(b ^ STRING, 0x01000193) ^ (b >>> 15);
-  x = Math.imul(x ^ n, 0x01000193);
-  y = Math.imul(y ^ n, 0x01000193) ^ (y >>> 15);
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    x = Math.imul(x ^ c, 0x01000193);
-    y = Math.imul(y ^ c, 0x01000193) ^ (y >>> 15);
-  }
-  a = x;
-  b = y;
+  unit(STRING);
+  unit(n);
+  chars(text);
 }
 
 function hex() {
