@@ -217,28 +217,24 @@ json_object! {
 /// step's `usage`, the prompt the next call extends; its `totalUsage`, all
 /// steps summed, only when it has no steps.
 fn unwrap_usage(value: &Value) -> Option<&Map> {
-    let map = value.as_object()?;
-    let usable = |inner: &Value| crate::read::non_finite(inner).is_none();
-    for wrapper in ["usageMetadata", "usage"] {
-        if let Some(inner @ Value::Object(inner_map)) = map.get(wrapper)
-            && usable(inner)
-        {
-            return Some(inner_map);
+    fn counts(inner: Option<&Value>) -> Option<&Map> {
+        match inner {
+            Some(inner @ Value::Object(map)) if crate::read::non_finite(inner).is_none() => {
+                Some(map)
+            }
+            _ => None,
         }
     }
-    if let Some(Value::Array(steps)) = map.get("steps")
-        && let Some(Value::Object(step)) = steps.last()
-        && let Some(inner @ Value::Object(inner_map)) = step.get("usage")
-        && usable(inner)
-    {
-        return Some(inner_map);
-    }
-    if let Some(inner @ Value::Object(inner_map)) = map.get("totalUsage")
-        && usable(inner)
-    {
-        return Some(inner_map);
-    }
-    Some(map)
+    let map = value.as_object()?;
+    let last_step = || match map.get("steps") {
+        Some(Value::Array(steps)) => counts(steps.last().and_then(|step| step.get("usage"))),
+        _ => None,
+    };
+    counts(map.get("usageMetadata"))
+        .or_else(|| counts(map.get("usage")))
+        .or_else(last_step)
+        .or_else(|| counts(map.get("totalUsage")))
+        .or(Some(map))
 }
 
 fn first_count(map: &Map, keys: &[&str], ignored: &mut Vec<String>) -> Option<u64> {
