@@ -327,14 +327,30 @@ impl Runs {
             self.alnum_len += 1;
             self.alnum_any |= bits;
             self.alnum_all &= bits;
-        } else if self.alnum_len > 0 {
-            f[F::hex_chars] += hex_run(self.alnum_len, self.alnum_any, self.alnum_all);
-            (self.alnum_len, self.alnum_any, self.alnum_all) = (0, 0, !0);
+        } else {
+            self.end_alnum(f);
         }
         if bits & A_BASE64 != 0 {
             self.base64_len += 1;
             self.base64_any |= bits;
-        } else if self.base64_len > 0 {
+        } else {
+            self.end_base64(f);
+        }
+    }
+
+    /// Ends the run of alphanumerics, if one is open.
+    #[inline(always)]
+    fn end_alnum(&mut self, f: &mut TextFeatures) {
+        if self.alnum_len > 0 {
+            f[F::hex_chars] += hex_run(self.alnum_len, self.alnum_any, self.alnum_all);
+            (self.alnum_len, self.alnum_any, self.alnum_all) = (0, 0, !0);
+        }
+    }
+
+    /// Ends the run of base64 characters, if one is open.
+    #[inline(always)]
+    fn end_base64(&mut self, f: &mut TextFeatures) {
+        if self.base64_len > 0 {
             f[F::base64_chars] += base64_run(self.base64_len, self.base64_any);
             (self.base64_len, self.base64_any) = (0, 0);
         }
@@ -343,14 +359,8 @@ impl Runs {
     /// Ends both runs (a character outside ASCII, or the end of the text).
     #[inline(always)]
     fn end(&mut self, f: &mut TextFeatures) {
-        if self.alnum_len > 0 {
-            f[F::hex_chars] += hex_run(self.alnum_len, self.alnum_any, self.alnum_all);
-            (self.alnum_len, self.alnum_any, self.alnum_all) = (0, 0, !0);
-        }
-        if self.base64_len > 0 {
-            f[F::base64_chars] += base64_run(self.base64_len, self.base64_any);
-            (self.base64_len, self.base64_any) = (0, 0);
-        }
+        self.end_alnum(f);
+        self.end_base64(f);
     }
 }
 
