@@ -74,6 +74,7 @@ const REPEAT_PIECE_TOKENS: f64 = 1.0;
 pub const CONSERVATIVE_UNDER_SHARE: f64 = 0.005;
 
 /// One line of `tokens-dev.jsonl` or `multilingual-dev.jsonl`.
+#[derive(Clone)]
 pub struct Sample {
     pub id: String,
     /// The content type, or the language of a multilingual sample.
