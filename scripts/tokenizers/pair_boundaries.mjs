@@ -1,7 +1,10 @@
 // Measures how often the seven real tokenizers cut a word between two ASCII
-// letters, per letter pair, and writes the tiers the scanner counts
-// (PAIR_TIERS in crates/scan/src/classes.rs).
+// letters, per letter pair, and prints the tiers the scanner counts
+// (PAIR_TIERS in crates/scan/src/classes.rs, pasted there by hand; then
+// scripts/fit-estimator). --json also writes each pair's rate per family.
 //   node scripts/tokenizers/pair_boundaries.mjs [--json OUT.json]
+// Needs the tokenizers (./install). Deterministic: the same corpus gives
+// the same table.
 // Reads tests/corpus/tokens-dev.jsonl and the `fit` split of
 // tests/corpus/multilingual-dev.jsonl (never the `holdout` split, which
 // scripts/fidelity measures on). For every two ASCII letters in a row
