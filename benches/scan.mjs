@@ -29,6 +29,7 @@ export const FEATURE_NAMES = [
   "punct_before_word", "bmp_symbols", "astral_symbols", "emoji", "bmp_emoji",
   "flags", "emoji_parts", "base64_chars", "hex_chars", "repeat_pieces",
   "utf8_bytes", "latin_ext_a_letters", "cyrillic_ext_letters", "arabic_ext_letters",
+  "pair_cuts",
 ];
 export const FEATURE_COUNT = FEATURE_NAMES.length;
 
@@ -42,7 +43,7 @@ const [LATIN_LETTERS, WORDS, CASE_HUMPS, UPPER_LETTERS, CAPS_LETTERS, VOWELS,
   INDENT_CHARS, TABS, ASCII_PUNCT, PUNCT_RUNS, PUNCT_BEFORE_WORD, BMP_SYMBOLS,
   ASTRAL_SYMBOLS, EMOJI, BMP_EMOJI, FLAGS, EMOJI_PARTS, BASE64_CHARS,
   HEX_CHARS, REPEAT_PIECES, UTF8_BYTES, LATIN_EXT_A_LETTERS,
-  CYRILLIC_EXT_LETTERS, ARABIC_EXT_LETTERS] = FEATURE_NAMES.keys();
+  CYRILLIC_EXT_LETTERS, ARABIC_EXT_LETTERS, PAIR_CUTS] = FEATURE_NAMES.keys();
 
 const LONG_WORD = 8;
 // Per ASCII letter, the letters that commonly follow it in English, one bit
@@ -52,6 +53,21 @@ const COMMON_PAIRS = [
   262161, 18664217, 1364251, 20761981, 8322415, 2021657, 1048576, 18775391, 20760981, 22989213,
   964959, 337, 4612497, 557073, 843776, 16,
 ];
+// Per ASCII letter, the tier (0 to 3) of each pair it starts, two bits per
+// following letter (PAIR_TIERS in classes.rs; rows under 2^53, so exact as
+// numbers), unpacked into one byte per pair: PAIR_TIER[a * 26 + b].
+const PAIR_TIER_ROWS = [
+  0x86503301d8703, 0xdfdfbdf75fdfe, 0xdfe278b4e3c9d, 0xefffbdffdfcba, 0xe1b41a16fd61a,
+  0xefd67cbbde5f9, 0xbfe97eabe6dff, 0xffd3bdffdfcfd, 0x77603401fc001, 0xfffcfaffefdfe,
+  0xfffaffffeedfe, 0xdfd5f9f3df47d, 0xefeef597efcb5, 0xefd1f9b9ec91d, 0xe8403000a9311,
+  0xdfd174d3e7dbd, 0xffdffffffffff, 0xdfa17c59dd85d, 0xefd1b9e9d3cee, 0xcfd579efd3dad,
+  0xf7f03703ddd62, 0xfffefeffdecfc, 0xfafe7d7fd3dfe, 0xebf7fbffffeee, 0xfef5f6affffff,
+  0xeffbfefffbdff,
+];
+const PAIR_TIER = new Uint8Array(26 * 26);
+for (let a = 0; a < 26; a++) {
+  for (let b = 0; b < 26; b++) PAIR_TIER[a * 26 + b] = Math.floor(PAIR_TIER_ROWS[a] / 4 ** b) % 4;
+}
 const BASE64_MIN_RUN = 20;
 const HEX_MIN_RUN = 8;
 // In a run of one repeated ASCII character, the characters after the first
@@ -136,7 +152,10 @@ export function scan(text) {
       }
       if (asciiUpper || asciiLower) {
         const letter = l - 0x61;
-        if (prevLetter < 26 && (COMMON_PAIRS[prevLetter] & (1 << letter)) === 0) f[RARE_BIGRAMS]++;
+        if (prevLetter < 26) {
+          if ((COMMON_PAIRS[prevLetter] & (1 << letter)) === 0) f[RARE_BIGRAMS]++;
+          f[PAIR_CUTS] += PAIR_TIER[prevLetter * 26 + letter];
+        }
         prevLetter = letter;
       } else {
         prevLetter = 26;

@@ -67,6 +67,7 @@ fn scanner_counts_classes_and_shapes() {
         ("flags", 2), // one flag is two regional indicators
         ("emoji_parts", 1),
         ("utf8_bytes", text.len() as u32),
+        ("pair_cuts", 8), // tier 1: pa, rs, so; 2: ba; 3: ej
     ];
     for (name, n) in expected {
         assert_eq!(count(&f, name), n, "{name}");
@@ -183,7 +184,8 @@ fn degenerate_inputs_are_estimated_within_a_sane_factor() {
             );
             // Conservative leans high by design; on a 1000-letter all-caps
             // word (no repeated character) it reaches 2.7×.
-            // (On the capital word above it reaches 3.8×.)
+            // (On the capital word above it reaches 4.0×: 796 / 200 on
+            // o200k, 798 on cl100k, since `pair_cuts`.)
             let k = cons.text(&text) / real;
             assert!(
                 (0.5..=most + 1.0).contains(&k),
@@ -214,15 +216,15 @@ fn pinned_estimates_on_fixed_inputs() {
         CalibratedEstimator::new(TokenizerFamily::O200k, EstimateVariant::Conservative);
     let universal =
         CalibratedEstimator::new(TokenizerFamily::Universal, EstimateVariant::Calibrated);
-    assert_eq!(o200k.text("Hello, world!"), 3.0650111148133874);
-    assert_eq!(o200k_cons.text("Hello, world!"), 4.08966700732708);
-    assert_eq!(o200k.text("你好，世界！这是一个测试。"), 8.590625623241067);
+    assert_eq!(o200k.text("Hello, world!"), 3.423347979784012);
+    assert_eq!(o200k_cons.text("Hello, world!"), 4.317826196551323);
+    assert_eq!(o200k.text("你好，世界！这是一个测试。"), 8.600970808416605);
     assert_eq!(
         universal.text("fn main() { println!(\"{}\", 42); }"),
-        10.902455508708954
+        11.701552905142307
     );
     let call = obj(json!({"name": "read_file", "args": {"file_path": "src/lib.rs"}}));
-    assert_eq!(o200k.function_call(&call), 11.42165592405945);
+    assert_eq!(o200k.function_call(&call), 11.141895458102226);
     assert_eq!(o200k.per_message(), 4.23696);
 }
 

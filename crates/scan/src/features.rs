@@ -171,6 +171,14 @@ features! {
     /// Urdu's ٹ ڈ ڑ ں ھ ے, …, which vocabularies hold less well than
     /// Arabic's own letters.
     arabic_ext_letters,
+    /// ASCII letters after an ASCII letter, each counted by the tier (0 to
+    /// 3) of the pair: how often the real tokenizers cut a word between the
+    /// two letters (`PAIR_TIERS`, measured by
+    /// `scripts/tokenizers/pair_boundaries.mjs`: 0 under 5% of the time,
+    /// `th` `in` `er`; 1 under 15%, `te` `ti` `tt`; 2 under 35%, `ea` `ka`
+    /// `zy`; 3 from 35%, `aa` `ij` `ei` `kk`). Words of plain ASCII
+    /// letters split where their pairs are unusual for the vocabularies.
+    pair_cuts,
 }
 
 /// What the scanner counted in a text: the inputs of the weighted sum.

@@ -7,8 +7,8 @@
 
 use super::classes::{
     A_ALNUM, A_ALPHA, A_BASE64, A_DIGIT, A_HEX, A_LOWER, A_REPEAT, A_RULE, A_UPPER, A_VOWEL, ASCII,
-    Ascii, CLASSES, COMMON_CJK_LEADS, COMMON_PAIRS, Class, NO_LETTER, Other, ascii_count,
-    common_cjk, other,
+    Ascii, CLASSES, COMMON_CJK_LEADS, COMMON_PAIRS, Class, NO_LETTER, Other, PAIR_TIERS,
+    ascii_count, common_cjk, other,
 };
 use super::features::{Feature as F, TextFeatures};
 
@@ -390,6 +390,9 @@ struct Letters {
     /// ASCII letter, else NO_LETTER; and the letter pairs rare in English.
     prev: u8,
     rare_bigrams: u32,
+    /// The tiers of the letter pairs: how often the real tokenizers cut
+    /// between them (`PAIR_TIERS`).
+    pair_cuts: u32,
     /// A capital right after a small letter, and whether the previous
     /// letter was small.
     case_humps: u32,
@@ -439,6 +442,11 @@ impl Letters {
             // letter before, holds every pair: no branch.)
             let common = COMMON_PAIRS[usize::from(self.prev & 31)];
             self.rare_bigrams += (common >> letter) & 1 ^ 1;
+            // How often the vocabularies cut between the two letters, 0
+            // to 3 (row 31, no letter before, is all 0). One weighted
+            // count measured as well as one count per tier.
+            let tier = (PAIR_TIERS[usize::from(self.prev & 31)] >> (2 * letter)) & 3;
+            self.pair_cuts += tier as u32;
             self.prev = letter;
             let upper = bits & A_UPPER != 0;
             // A capital right after a small letter starts a new piece in
@@ -489,6 +497,7 @@ impl Letters {
         f[F::upper_letters] += self.upper;
         f[F::consonant_clusters] += self.clusters;
         f[F::rare_bigrams] += self.rare_bigrams;
+        f[F::pair_cuts] += self.pair_cuts;
         f[F::case_humps] += self.case_humps;
     }
 }

@@ -62,6 +62,7 @@ pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "latin_ext_a_letters",
     "cyrillic_ext_letters",
     "arabic_ext_letters",
+    "pair_cuts",
 ];
 
 /// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`.
@@ -69,118 +70,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // universal
     FamilyWeights {
         text: [
-            0.0586752, // latin_letters
-            0.406993,  // words
+            0.0,       // latin_letters
+            0.576827,  // words
             0.0,       // case_humps
-            0.113829,  // upper_letters
+            0.0968038, // upper_letters
             0.0,       // caps_letters
-            0.192633,  // vowels
+            0.0691983, // vowels
             0.0,       // consonant_clusters
-            0.538447,  // rare_bigrams
-            1.11182,   // latin_ext_letters
-            2.03599,   // combining_marks
-            0.290439,  // vietnamese_letters
-            0.246203,  // cyrillic_letters
-            0.420668,  // greek_letters
-            0.51528,   // armenian_letters
-            0.651917,  // georgian_letters
-            0.382782,  // hebrew_letters
-            0.275635,  // arabic_letters
-            0.484029,  // devanagari_letters
-            0.430291,  // bengali_letters
-            0.491011,  // tamil_letters
-            0.663196,  // indic_letters
-            0.327414,  // thai_letters
-            0.870969,  // other_letters
-            0.30054,   // script_words
+            0.103418,  // rare_bigrams
+            1.14454,   // latin_ext_letters
+            2.09838,   // combining_marks
+            0.268171,  // vietnamese_letters
+            0.245671,  // cyrillic_letters
+            0.422509,  // greek_letters
+            0.515023,  // armenian_letters
+            0.651898,  // georgian_letters
+            0.380224,  // hebrew_letters
+            0.274594,  // arabic_letters
+            0.483955,  // devanagari_letters
+            0.431812,  // bengali_letters
+            0.489667,  // tamil_letters
+            0.660003,  // indic_letters
+            0.328803,  // thai_letters
+            0.87138,   // other_letters
+            0.130859,  // script_words
             0.0,       // long_word_excess
-            0.635553,  // han
-            0.606508,  // kana
-            0.758375,  // hangul
-            0.102181,  // cjk_runs
-            0.481306,  // cjk_punct
-            0.198988,  // digits
-            1.30073,   // digit_runs
-            0.0,       // digit_triples
-            0.519435,  // space_before_digit
-            1.05486,   // newlines
+            0.625995,  // han
+            0.602352,  // kana
+            0.756591,  // hangul
+            0.104181,  // cjk_runs
+            0.553563,  // cjk_punct
+            0.215327,  // digits
+            1.0288,    // digit_runs
+            0.168554,  // digit_triples
+            0.575183,  // space_before_digit
+            1.07256,   // newlines
             0.0,       // blank_lines
-            0.228,     // indent_runs
+            0.32816,   // indent_runs
             0.0,       // indent_chars
-            0.423154,  // tabs
-            0.277515,  // ascii_punct
-            0.287614,  // punct_runs
-            0.439117,  // punct_before_word
-            0.984936,  // bmp_symbols
+            0.362599,  // tabs
+            0.291146,  // ascii_punct
+            0.285776,  // punct_runs
+            0.351113,  // punct_before_word
+            0.959577,  // bmp_symbols
             0.0,       // astral_symbols
-            1.98843,   // emoji
-            4.49287,   // bmp_emoji
-            1.7363,    // flags
-            1.18783,   // emoji_parts
-            0.0636721, // base64_chars
+            2.00956,   // emoji
+            3.1791,    // bmp_emoji
+            1.79275,   // flags
+            1.60148,   // emoji_parts
+            0.0563161, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.24546,   // latin_ext_a_letters
-            1.2125,    // cyrillic_ext_letters
-            0.451844,  // arabic_ext_letters
+            1.22286,   // latin_ext_a_letters
+            1.23832,   // cyrillic_ext_letters
+            0.451339,  // arabic_ext_letters
+            0.178306,  // pair_cuts
         ],
         conservative_text: [
-            0.148961,   // latin_letters
-            0.410225,   // words
+            0.0357285,  // latin_letters
+            0.58536,    // words
             0.0,        // case_humps
-            0.239539,   // upper_letters
+            0.316122,   // upper_letters
             0.0,        // caps_letters
-            0.367127,   // vowels
-            0.0791097,  // consonant_clusters
-            0.473003,   // rare_bigrams
-            2.00424,    // latin_ext_letters
-            2.04156,    // combining_marks
-            2.53983,    // vietnamese_letters
-            0.518815,   // cyrillic_letters
-            1.24145,    // greek_letters
-            2.0809,     // armenian_letters
-            2.0509,     // georgian_letters
-            1.07623,    // hebrew_letters
-            0.841477,   // arabic_letters
-            1.30026,    // devanagari_letters
-            1.88556,    // bengali_letters
-            2.01448,    // tamil_letters
-            2.18485,    // indic_letters
-            1.07565,    // thai_letters
-            2.0631,     // other_letters
-            0.552277,   // script_words
+            0.270906,   // vowels
+            0.0,        // consonant_clusters
+            0.0315746,  // rare_bigrams
+            1.79817,    // latin_ext_letters
+            2.12479,    // combining_marks
+            2.60717,    // vietnamese_letters
+            0.504737,   // cyrillic_letters
+            1.22389,    // greek_letters
+            2.05573,    // armenian_letters
+            2.03284,    // georgian_letters
+            1.06619,    // hebrew_letters
+            0.830719,   // arabic_letters
+            1.28632,    // devanagari_letters
+            1.86303,    // bengali_letters
+            1.99351,    // tamil_letters
+            2.15917,    // indic_letters
+            1.06431,    // thai_letters
+            2.04037,    // other_letters
+            0.36912,    // script_words
             0.0,        // long_word_excess
-            0.967212,   // han
-            1.04685,    // kana
-            1.17233,    // hangul
-            1.20002,    // cjk_runs
+            0.959786,   // han
+            1.04318,    // kana
+            1.17618,    // hangul
+            1.14813,    // cjk_runs
             0.0,        // cjk_punct
-            0.541304,   // digits
-            0.184692,   // digit_runs
-            0.893066,   // digit_triples
-            0.779137,   // space_before_digit
-            0.409701,   // newlines
+            0.577426,   // digits
+            0.0,        // digit_runs
+            0.871813,   // digit_triples
+            1.01162,    // space_before_digit
+            0.342204,   // newlines
             0.0,        // blank_lines
-            0.419682,   // indent_runs
-            0.00554651, // indent_chars
-            0.523439,   // tabs
-            0.526721,   // ascii_punct
-            0.0,        // punct_runs
-            0.00868929, // punct_before_word
-            1.34409,    // bmp_symbols
+            0.499844,   // indent_runs
+            0.00755824, // indent_chars
+            0.469979,   // tabs
+            0.536537,   // ascii_punct
+            0.0503387,  // punct_runs
+            0.0,        // punct_before_word
+            1.3117,     // bmp_symbols
             0.0,        // astral_symbols
-            2.66575,    // emoji
-            1.64412,    // bmp_emoji
-            3.26824,    // flags
-            3.13556,    // emoji_parts
+            2.61268,    // emoji
+            2.0133,     // bmp_emoji
+            2.89821,    // flags
+            3.10777,    // emoji_parts
             0.0,        // base64_chars
             0.0,        // hex_chars
-            1.06858,    // repeat_pieces
+            1.05748,    // repeat_pieces
             0.0,        // utf8_bytes
-            2.27468,    // latin_ext_a_letters
-            2.699,      // cyrillic_ext_letters
-            1.52828,    // arabic_ext_letters
+            2.19216,    // latin_ext_a_letters
+            2.6799,     // cyrillic_ext_letters
+            1.52253,    // arabic_ext_letters
+            0.225131,   // pair_cuts
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -190,118 +193,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // o200k
     FamilyWeights {
         text: [
-            0.0603647,  // latin_letters
-            0.476412,   // words
-            0.0,        // case_humps
-            0.110934,   // upper_letters
+            0.0110521,  // latin_letters
+            0.56425,    // words
+            0.00867946, // case_humps
+            0.102918,   // upper_letters
             0.0,        // caps_letters
-            0.104711,   // vowels
-            0.00527911, // consonant_clusters
-            0.446237,   // rare_bigrams
-            0.887091,   // latin_ext_letters
-            2.23769,    // combining_marks
-            0.100761,   // vietnamese_letters
-            0.224115,   // cyrillic_letters
-            0.371184,   // greek_letters
-            0.284752,   // armenian_letters
-            0.298751,   // georgian_letters
-            0.351243,   // hebrew_letters
-            0.231414,   // arabic_letters
-            0.348078,   // devanagari_letters
-            0.237523,   // bengali_letters
-            0.372757,   // tamil_letters
-            0.335302,   // indic_letters
-            0.306202,   // thai_letters
-            0.509913,   // other_letters
-            0.0306771,  // script_words
+            0.037833,   // vowels
+            0.0,        // consonant_clusters
+            0.125181,   // rare_bigrams
+            0.85336,    // latin_ext_letters
+            2.27433,    // combining_marks
+            0.0795627,  // vietnamese_letters
+            0.213819,   // cyrillic_letters
+            0.36073,    // greek_letters
+            0.279684,   // armenian_letters
+            0.292427,   // georgian_letters
+            0.342048,   // hebrew_letters
+            0.219357,   // arabic_letters
+            0.337576,   // devanagari_letters
+            0.225133,   // bengali_letters
+            0.366934,   // tamil_letters
+            0.327664,   // indic_letters
+            0.303354,   // thai_letters
+            0.50374,    // other_letters
+            0.0,        // script_words
             0.0,        // long_word_excess
-            0.692854,   // han
-            0.673662,   // kana
-            0.646225,   // hangul
-            0.0254696,  // cjk_runs
-            0.343619,   // cjk_punct
+            0.694275,   // han
+            0.674566,   // kana
+            0.637798,   // hangul
+            0.0424602,  // cjk_runs
+            0.323044,   // cjk_punct
             0.0,        // digits
-            0.971126,   // digit_runs
-            0.449314,   // digit_triples
-            1.03579,    // space_before_digit
-            1.28867,    // newlines
+            0.350394,   // digit_runs
+            1.02768,    // digit_triples
+            0.984607,   // space_before_digit
+            1.23879,    // newlines
             0.0,        // blank_lines
-            0.248825,   // indent_runs
+            0.329307,   // indent_runs
             0.0,        // indent_chars
-            0.453423,   // tabs
-            0.354157,   // ascii_punct
-            0.18494,    // punct_runs
-            0.211358,   // punct_before_word
-            1.1829,     // bmp_symbols
+            0.417559,   // tabs
+            0.371064,   // ascii_punct
+            0.187236,   // punct_runs
+            0.13521,    // punct_before_word
+            1.16468,    // bmp_symbols
             0.0,        // astral_symbols
-            1.74791,    // emoji
-            3.04139,    // bmp_emoji
-            1.62165,    // flags
-            1.40082,    // emoji_parts
-            0.105961,   // base64_chars
-            0.046583,   // hex_chars
+            1.87384,    // emoji
+            2.46291,    // bmp_emoji
+            1.61755,    // flags
+            1.407,      // emoji_parts
+            0.0856823,  // base64_chars
+            0.00337858, // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.03966,    // latin_ext_a_letters
-            0.564705,   // cyrillic_ext_letters
-            0.352745,   // arabic_ext_letters
+            1.17438,    // latin_ext_a_letters
+            0.595841,   // cyrillic_ext_letters
+            0.350898,   // arabic_ext_letters
+            0.141885,   // pair_cuts
         ],
         conservative_text: [
-            0.122883, // latin_letters
-            0.330884, // words
-            0.0,      // case_humps
-            0.257686, // upper_letters
-            0.0,      // caps_letters
-            0.265179, // vowels
-            0.0,      // consonant_clusters
-            0.499655, // rare_bigrams
-            1.38242,  // latin_ext_letters
-            1.80946,  // combining_marks
-            1.06673,  // vietnamese_letters
-            0.363394, // cyrillic_letters
-            0.590755, // greek_letters
-            0.528953, // armenian_letters
-            0.436674, // georgian_letters
-            0.532736, // hebrew_letters
-            0.454435, // arabic_letters
-            0.584182, // devanagari_letters
-            0.491891, // bengali_letters
-            0.543,    // tamil_letters
-            0.653554, // indic_letters
-            0.474497, // thai_letters
-            0.780559, // other_letters
-            0.400299, // script_words
-            0.0,      // long_word_excess
-            0.912121, // han
-            0.769287, // kana
-            0.954912, // hangul
-            0.240509, // cjk_runs
-            0.0,      // cjk_punct
-            0.0,      // digits
-            1.02755,  // digit_runs
-            0.417189, // digit_triples
-            0.756908, // space_before_digit
-            0.414479, // newlines
-            0.0,      // blank_lines
-            0.610447, // indent_runs
-            0.0,      // indent_chars
-            0.51358,  // tabs
-            0.446207, // ascii_punct
-            0.126716, // punct_runs
-            0.0,      // punct_before_word
-            1.07287,  // bmp_symbols
-            0.0,      // astral_symbols
-            2.08267,  // emoji
-            4.82251,  // bmp_emoji
-            1.65911,  // flags
-            1.79834,  // emoji_parts
-            0.0,      // base64_chars
-            0.0,      // hex_chars
-            1.0,      // repeat_pieces
-            0.0,      // utf8_bytes
-            1.35555,  // latin_ext_a_letters
-            0.560177, // cyrillic_ext_letters
-            0.449912, // arabic_ext_letters
+            0.0522796, // latin_letters
+            0.380536,  // words
+            0.0,       // case_humps
+            0.356081,  // upper_letters
+            0.0,       // caps_letters
+            0.203949,  // vowels
+            0.0,       // consonant_clusters
+            0.135473,  // rare_bigrams
+            1.32053,   // latin_ext_letters
+            1.86748,   // combining_marks
+            1.02511,   // vietnamese_letters
+            0.366905,  // cyrillic_letters
+            0.594763,  // greek_letters
+            0.536397,  // armenian_letters
+            0.455375,  // georgian_letters
+            0.538591,  // hebrew_letters
+            0.469168,  // arabic_letters
+            0.589389,  // devanagari_letters
+            0.500674,  // bengali_letters
+            0.550798,  // tamil_letters
+            0.662913,  // indic_letters
+            0.479479,  // thai_letters
+            0.786408,  // other_letters
+            0.303865,  // script_words
+            0.0,       // long_word_excess
+            0.920559,  // han
+            0.778183,  // kana
+            0.986051,  // hangul
+            0.186963,  // cjk_runs
+            0.0,       // cjk_punct
+            0.0,       // digits
+            0.834139,  // digit_runs
+            0.631537,  // digit_triples
+            0.935705,  // space_before_digit
+            0.37881,   // newlines
+            0.0,       // blank_lines
+            0.742525,  // indent_runs
+            0.0,       // indent_chars
+            0.592303,  // tabs
+            0.455302,  // ascii_punct
+            0.0600781, // punct_runs
+            0.0,       // punct_before_word
+            1.11558,   // bmp_symbols
+            0.0,       // astral_symbols
+            2.05043,   // emoji
+            5.09198,   // bmp_emoji
+            1.42068,   // flags
+            1.85838,   // emoji_parts
+            0.0,       // base64_chars
+            0.0,       // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.27792,   // latin_ext_a_letters
+            0.601639,  // cyrillic_ext_letters
+            0.467248,  // arabic_ext_letters
+            0.172545,  // pair_cuts
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -311,118 +316,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // cl100k
     FamilyWeights {
         text: [
-            0.0513962, // latin_letters
-            0.555995,  // words
+            0.0,       // latin_letters
+            0.653843,  // words
             0.0,       // case_humps
-            0.0271058, // upper_letters
+            0.0222453, // upper_letters
             0.0,       // caps_letters
-            0.156489,  // vowels
+            0.0266009, // vowels
             0.0,       // consonant_clusters
-            0.655842,  // rare_bigrams
-            1.32051,   // latin_ext_letters
-            2.72367,   // combining_marks
-            0.776321,  // vietnamese_letters
-            0.314487,  // cyrillic_letters
-            0.915379,  // greek_letters
-            1.91056,   // armenian_letters
-            1.85492,   // georgian_letters
-            0.915478,  // hebrew_letters
-            0.571737,  // arabic_letters
-            0.966928,  // devanagari_letters
-            1.1881,    // bengali_letters
-            1.42297,   // tamil_letters
-            1.76837,   // indic_letters
-            0.8062,    // thai_letters
-            1.80622,   // other_letters
-            0.451176,  // script_words
-            0.0352478, // long_word_excess
-            0.898296,  // han
-            0.958601,  // kana
-            0.806605,  // hangul
-            0.787365,  // cjk_runs
-            0.198543,  // cjk_punct
+            0.136751,  // rare_bigrams
+            1.297,     // latin_ext_letters
+            2.8043,    // combining_marks
+            0.787494,  // vietnamese_letters
+            0.335275,  // cyrillic_letters
+            0.937156,  // greek_letters
+            1.92946,   // armenian_letters
+            1.87066,   // georgian_letters
+            0.936187,  // hebrew_letters
+            0.595795,  // arabic_letters
+            0.988616,  // devanagari_letters
+            1.20396,   // bengali_letters
+            1.43646,   // tamil_letters
+            1.78736,   // indic_letters
+            0.835584,  // thai_letters
+            1.83227,   // other_letters
+            0.248032,  // script_words
+            0.0,       // long_word_excess
+            0.895938,  // han
+            0.960431,  // kana
+            0.826271,  // hangul
+            0.728556,  // cjk_runs
+            0.269901,  // cjk_punct
             0.0,       // digits
-            1.5256,    // digit_runs
-            0.0,       // digit_triples
-            0.915326,  // space_before_digit
-            0.976217,  // newlines
+            1.22312,   // digit_runs
+            0.241218,  // digit_triples
+            1.05075,   // space_before_digit
+            0.989739,  // newlines
             0.0,       // blank_lines
-            0.206785,  // indent_runs
+            0.322545,  // indent_runs
             0.0,       // indent_chars
-            0.578852,  // tabs
-            0.281047,  // ascii_punct
-            0.216499,  // punct_runs
-            0.193214,  // punct_before_word
-            0.98757,   // bmp_symbols
+            0.505867,  // tabs
+            0.288228,  // ascii_punct
+            0.198269,  // punct_runs
+            0.144977,  // punct_before_word
+            0.955716,  // bmp_symbols
             0.0,       // astral_symbols
-            2.16688,   // emoji
-            5.47341,   // bmp_emoji
-            2.57486,   // flags
-            1.94623,   // emoji_parts
-            0.0560879, // base64_chars
+            2.26874,   // emoji
+            2.8796,    // bmp_emoji
+            2.55904,   // flags
+            2.66303,   // emoji_parts
+            0.0482064, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.72249,   // latin_ext_a_letters
-            2.39581,   // cyrillic_ext_letters
-            0.938256,  // arabic_ext_letters
+            1.68832,   // latin_ext_a_letters
+            2.43628,   // cyrillic_ext_letters
+            0.967255,  // arabic_ext_letters
+            0.205636,  // pair_cuts
         ],
         conservative_text: [
-            0.0833058, // latin_letters
-            0.322673,  // words
-            0.0,       // case_humps
-            0.282315,  // upper_letters
-            0.0,       // caps_letters
-            0.494136,  // vowels
-            0.178461,  // consonant_clusters
-            0.387655,  // rare_bigrams
-            2.09658,   // latin_ext_letters
-            2.13344,   // combining_marks
-            1.72631,   // vietnamese_letters
-            0.54849,   // cyrillic_letters
-            1.02014,   // greek_letters
-            1.99555,   // armenian_letters
-            1.97714,   // georgian_letters
-            1.13259,   // hebrew_letters
-            0.783669,  // arabic_letters
-            1.29382,   // devanagari_letters
-            1.45918,   // bengali_letters
-            1.62991,   // tamil_letters
-            1.95344,   // indic_letters
-            1.00844,   // thai_letters
-            2.00283,   // other_letters
-            0.597939,  // script_words
-            0.0,       // long_word_excess
-            1.174,     // han
-            0.983478,  // kana
-            1.13818,   // hangul
-            1.15159,   // cjk_runs
-            0.0,       // cjk_punct
-            0.0,       // digits
-            1.26419,   // digit_runs
-            0.293277,  // digit_triples
-            0.408753,  // space_before_digit
-            0.232779,  // newlines
-            0.0,       // blank_lines
-            0.372728,  // indent_runs
-            0.0,       // indent_chars
-            0.529421,  // tabs
-            0.37541,   // ascii_punct
-            0.221849,  // punct_runs
-            0.0,       // punct_before_word
-            0.818861,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.23798,   // emoji
-            3.53103,   // bmp_emoji
-            3.60499,   // flags
-            3.48962,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
-            2.36535,   // latin_ext_a_letters
-            3.52485,   // cyrillic_ext_letters
-            1.17812,   // arabic_ext_letters
+            0.0283386,   // latin_letters
+            0.596215,    // words
+            0.0,         // case_humps
+            0.353111,    // upper_letters
+            0.0,         // caps_letters
+            0.221585,    // vowels
+            0.0,         // consonant_clusters
+            0.0,         // rare_bigrams
+            1.97359,     // latin_ext_letters
+            2.42864,     // combining_marks
+            1.4996,      // vietnamese_letters
+            0.538019,    // cyrillic_letters
+            1.01364,     // greek_letters
+            1.9894,      // armenian_letters
+            1.97588,     // georgian_letters
+            1.13244,     // hebrew_letters
+            0.781998,    // arabic_letters
+            1.29365,     // devanagari_letters
+            1.45895,     // bengali_letters
+            1.62978,     // tamil_letters
+            1.94205,     // indic_letters
+            1.00824,     // thai_letters
+            1.99546,     // other_letters
+            0.325386,    // script_words
+            0.000948027, // long_word_excess
+            1.16808,     // han
+            0.974824,    // kana
+            1.13743,     // hangul
+            1.15444,     // cjk_runs
+            0.0,         // cjk_punct
+            0.0,         // digits
+            0.689577,    // digit_runs
+            0.687337,    // digit_triples
+            0.768382,    // space_before_digit
+            0.264773,    // newlines
+            0.0,         // blank_lines
+            0.528705,    // indent_runs
+            0.0,         // indent_chars
+            0.628176,    // tabs
+            0.305871,    // ascii_punct
+            0.30545,     // punct_runs
+            0.0,         // punct_before_word
+            0.775599,    // bmp_symbols
+            0.0,         // astral_symbols
+            2.22828,     // emoji
+            3.67343,     // bmp_emoji
+            3.2999,      // flags
+            3.48574,     // emoji_parts
+            0.0,         // base64_chars
+            0.0,         // hex_chars
+            1.0,         // repeat_pieces
+            0.0,         // utf8_bytes
+            2.25676,     // latin_ext_a_letters
+            3.42718,     // cyrillic_ext_letters
+            1.18252,     // arabic_ext_letters
+            0.232615,    // pair_cuts
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -432,118 +439,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // claude
     FamilyWeights {
         text: [
-            0.00156196, // latin_letters
-            0.522433,   // words
-            0.0851636,  // case_humps
-            0.0779857,  // upper_letters
+            0.0,        // latin_letters
+            0.608567,   // words
+            0.0745557,  // case_humps
+            0.0422564,  // upper_letters
             0.0,        // caps_letters
-            0.327197,   // vowels
+            0.113838,   // vowels
             0.0,        // consonant_clusters
-            0.673111,   // rare_bigrams
-            1.66376,    // latin_ext_letters
-            1.56501,    // combining_marks
-            2.7512,     // vietnamese_letters
-            0.374341,   // cyrillic_letters
-            1.1418,     // greek_letters
-            1.87784,    // armenian_letters
-            1.19094,    // georgian_letters
-            0.751507,   // hebrew_letters
-            0.80995,    // arabic_letters
-            1.09572,    // devanagari_letters
-            1.77044,    // bengali_letters
-            1.85794,    // tamil_letters
-            2.15315,    // indic_letters
-            1.69159,    // thai_letters
-            0.943164,   // other_letters
-            0.609812,   // script_words
-            0.00203075, // long_word_excess
-            0.82765,    // han
-            1.00221,    // kana
-            1.17375,    // hangul
-            0.55458,    // cjk_runs
+            0.26798,    // rare_bigrams
+            1.74579,    // latin_ext_letters
+            1.59353,    // combining_marks
+            2.73222,    // vietnamese_letters
+            0.379602,   // cyrillic_letters
+            1.14351,    // greek_letters
+            1.89008,    // armenian_letters
+            1.19489,    // georgian_letters
+            0.75761,    // hebrew_letters
+            0.809542,   // arabic_letters
+            1.10562,    // devanagari_letters
+            1.77986,    // bengali_letters
+            1.86293,    // tamil_letters
+            2.15438,    // indic_letters
+            1.69177,    // thai_letters
+            0.946187,   // other_letters
+            0.474085,   // script_words
+            0.00388937, // long_word_excess
+            0.824718,   // han
+            1.00533,    // kana
+            1.18524,    // hangul
+            0.495587,   // cjk_runs
             0.0,        // cjk_punct
             0.0,        // digits
-            1.3314,     // digit_runs
-            0.137154,   // digit_triples
-            0.0,        // space_before_digit
-            1.14527,    // newlines
+            1.03868,    // digit_runs
+            0.391435,   // digit_triples
+            0.0324746,  // space_before_digit
+            1.22761,    // newlines
             0.0,        // blank_lines
             0.0,        // indent_runs
             0.0,        // indent_chars
-            0.530061,   // tabs
-            0.167878,   // ascii_punct
-            0.394581,   // punct_runs
-            0.907306,   // punct_before_word
-            1.15118,    // bmp_symbols
+            0.467269,   // tabs
+            0.136712,   // ascii_punct
+            0.424544,   // punct_runs
+            0.917877,   // punct_before_word
+            1.1085,     // bmp_symbols
             0.0,        // astral_symbols
-            2.13857,    // emoji
-            5.96414,    // bmp_emoji
-            2.52103,    // flags
-            2.28013,    // emoji_parts
-            0.013408,   // base64_chars
+            2.04982,    // emoji
+            4.45411,    // bmp_emoji
+            2.48767,    // flags
+            2.65792,    // emoji_parts
+            0.0,        // base64_chars
             0.0,        // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.95332,    // latin_ext_a_letters
-            2.18311,    // cyrillic_ext_letters
-            1.23187,    // arabic_ext_letters
+            2.02718,    // latin_ext_a_letters
+            2.19651,    // cyrillic_ext_letters
+            1.24346,    // arabic_ext_letters
+            0.160433,   // pair_cuts
         ],
         conservative_text: [
-            0.13515,   // latin_letters
-            0.542681,  // words
-            0.0,       // case_humps
-            0.164049,  // upper_letters
-            0.0,       // caps_letters
-            0.380217,  // vowels
-            0.0,       // consonant_clusters
-            0.445962,  // rare_bigrams
-            1.90767,   // latin_ext_letters
-            1.05168,   // combining_marks
-            3.15972,   // vietnamese_letters
-            0.565781,  // cyrillic_letters
-            1.3129,    // greek_letters
-            1.96628,   // armenian_letters
-            1.48052,   // georgian_letters
-            0.962651,  // hebrew_letters
-            0.96929,   // arabic_letters
-            1.30565,   // devanagari_letters
-            1.93446,   // bengali_letters
-            1.95415,   // tamil_letters
-            2.88757,   // indic_letters
-            1.89897,   // thai_letters
-            2.88291,   // other_letters
-            0.716285,  // script_words
-            0.0,       // long_word_excess
-            0.989888,  // han
-            0.988674,  // kana
-            1.03983,   // hangul
-            1.74521,   // cjk_runs
-            0.0,       // cjk_punct
-            0.190649,  // digits
-            1.23512,   // digit_runs
-            0.0607158, // digit_triples
-            0.0,       // space_before_digit
-            0.33033,   // newlines
-            0.0,       // blank_lines
-            0.138154,  // indent_runs
-            0.0,       // indent_chars
-            0.769619,  // tabs
-            0.381261,  // ascii_punct
-            0.103269,  // punct_runs
-            0.285151,  // punct_before_word
-            1.38706,   // bmp_symbols
-            0.0,       // astral_symbols
-            2.45229,   // emoji
-            4.65556,   // bmp_emoji
-            2.4478,    // flags
-            3.07563,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
-            2.50019,   // latin_ext_a_letters
-            2.67047,   // cyrillic_ext_letters
-            1.31686,   // arabic_ext_letters
+            0.0399296,  // latin_letters
+            0.803932,   // words
+            0.0,        // case_humps
+            0.150366,   // upper_letters
+            0.0,        // caps_letters
+            0.336811,   // vowels
+            0.0,        // consonant_clusters
+            0.0792152,  // rare_bigrams
+            1.91655,    // latin_ext_letters
+            0.989733,   // combining_marks
+            3.13923,    // vietnamese_letters
+            0.554207,   // cyrillic_letters
+            1.30419,    // greek_letters
+            1.9598,     // armenian_letters
+            1.47906,    // georgian_letters
+            0.949205,   // hebrew_letters
+            0.961314,   // arabic_letters
+            1.30161,    // devanagari_letters
+            1.9303,     // bengali_letters
+            1.94769,    // tamil_letters
+            2.87771,    // indic_letters
+            1.8919,     // thai_letters
+            2.87624,    // other_letters
+            0.512264,   // script_words
+            0.00692895, // long_word_excess
+            0.994546,   // han
+            0.990385,   // kana
+            1.03757,    // hangul
+            1.76091,    // cjk_runs
+            0.0,        // cjk_punct
+            0.266525,   // digits
+            1.01213,    // digit_runs
+            0.0,        // digit_triples
+            0.0,        // space_before_digit
+            0.276576,   // newlines
+            0.0,        // blank_lines
+            0.27709,    // indent_runs
+            0.0,        // indent_chars
+            0.882851,   // tabs
+            0.409337,   // ascii_punct
+            0.0392714,  // punct_runs
+            0.158442,   // punct_before_word
+            1.43532,    // bmp_symbols
+            0.0,        // astral_symbols
+            2.44347,    // emoji
+            4.79216,    // bmp_emoji
+            2.17304,    // flags
+            3.0724,     // emoji_parts
+            0.0,        // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            2.39773,    // latin_ext_a_letters
+            2.58062,    // cyrillic_ext_letters
+            1.30469,    // arabic_ext_letters
+            0.166237,   // pair_cuts
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -553,118 +562,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // qwen
     FamilyWeights {
         text: [
-            0.0322739, // latin_letters
-            0.528141,  // words
-            0.0,       // case_humps
-            0.0365331, // upper_letters
-            0.0,       // caps_letters
-            0.209151,  // vowels
-            0.0,       // consonant_clusters
-            0.613944,  // rare_bigrams
-            1.22066,   // latin_ext_letters
-            1.21105,   // combining_marks
-            0.0,       // vietnamese_letters
-            0.231947,  // cyrillic_letters
-            0.820517,  // greek_letters
-            0.915816,  // armenian_letters
-            0.847045,  // georgian_letters
-            0.222432,  // hebrew_letters
-            0.191031,  // arabic_letters
-            0.833753,  // devanagari_letters
-            0.983125,  // bengali_letters
-            0.96325,   // tamil_letters
-            1.36491,   // indic_letters
-            0.368495,  // thai_letters
-            1.24455,   // other_letters
-            0.506983,  // script_words
-            0.0525285, // long_word_excess
-            0.576408,  // han
-            0.574902,  // kana
-            0.615375,  // hangul
-            0.522037,  // cjk_runs
-            0.311895,  // cjk_punct
-            0.766877,  // digits
-            0.848867,  // digit_runs
-            0.0,       // digit_triples
-            0.958344,  // space_before_digit
-            0.901808,  // newlines
-            0.0,       // blank_lines
-            0.260666,  // indent_runs
-            0.0,       // indent_chars
-            0.500391,  // tabs
-            0.325826,  // ascii_punct
-            0.211602,  // punct_runs
-            0.148903,  // punct_before_word
-            0.927709,  // bmp_symbols
-            0.0,       // astral_symbols
-            0.976035,  // emoji
-            7.2058,    // bmp_emoji
-            0.677646,  // flags
-            0.678027,  // emoji_parts
-            0.0693788, // base64_chars
-            0.0358733, // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
-            1.48577,   // latin_ext_a_letters
-            1.95368,   // cyrillic_ext_letters
-            1.31133,   // arabic_ext_letters
+            0.0,        // latin_letters
+            0.590069,   // words
+            0.0,        // case_humps
+            0.029474,   // upper_letters
+            0.0,        // caps_letters
+            0.0598526,  // vowels
+            0.0,        // consonant_clusters
+            0.138012,   // rare_bigrams
+            1.24233,    // latin_ext_letters
+            1.25323,    // combining_marks
+            0.0,        // vietnamese_letters
+            0.252911,   // cyrillic_letters
+            0.834959,   // greek_letters
+            0.936918,   // armenian_letters
+            0.866505,   // georgian_letters
+            0.24405,    // hebrew_letters
+            0.210922,   // arabic_letters
+            0.85268,    // devanagari_letters
+            1.00819,    // bengali_letters
+            0.98375,    // tamil_letters
+            1.38114,    // indic_letters
+            0.383925,   // thai_letters
+            1.26313,    // other_letters
+            0.337135,   // script_words
+            0.00927468, // long_word_excess
+            0.574585,   // han
+            0.578331,   // kana
+            0.589683,   // hangul
+            0.548249,   // cjk_runs
+            0.247756,   // cjk_punct
+            0.773015,   // digits
+            0.61773,    // digit_runs
+            0.163878,   // digit_triples
+            1.0513,     // space_before_digit
+            0.910081,   // newlines
+            0.0,        // blank_lines
+            0.35821,    // indent_runs
+            0.0,        // indent_chars
+            0.444154,   // tabs
+            0.314919,   // ascii_punct
+            0.197923,   // punct_runs
+            0.14556,    // punct_before_word
+            0.905113,   // bmp_symbols
+            0.0,        // astral_symbols
+            0.685709,   // emoji
+            5.84671,    // bmp_emoji
+            0.632075,   // flags
+            1.02875,    // emoji_parts
+            0.0504348,  // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.48975,    // latin_ext_a_letters
+            2.00217,    // cyrillic_ext_letters
+            1.34694,    // arabic_ext_letters
+            0.196051,   // pair_cuts
         ],
         conservative_text: [
-            0.0889784, // latin_letters
-            0.342607,  // words
-            0.0,       // case_humps
-            0.25983,   // upper_letters
-            0.0,       // caps_letters
-            0.475731,  // vowels
-            0.167176,  // consonant_clusters
-            0.399029,  // rare_bigrams
-            2.07347,   // latin_ext_letters
-            0.781503,  // combining_marks
-            1.26215,   // vietnamese_letters
-            0.451646,  // cyrillic_letters
-            0.924047,  // greek_letters
-            0.992711,  // armenian_letters
-            0.97663,   // georgian_letters
-            0.496838,  // hebrew_letters
-            0.443567,  // arabic_letters
-            0.995999,  // devanagari_letters
-            1.12827,   // bengali_letters
-            1.12767,   // tamil_letters
-            1.67022,   // indic_letters
-            0.613804,  // thai_letters
-            1.56639,   // other_letters
-            0.674714,  // script_words
-            0.0,       // long_word_excess
-            0.690792,  // han
-            0.769168,  // kana
-            0.85501,   // hangul
-            0.851808,  // cjk_runs
-            0.0,       // cjk_punct
-            0.522417,  // digits
-            0.519458,  // digit_runs
-            0.724885,  // digit_triples
-            0.426084,  // space_before_digit
-            0.116275,  // newlines
-            0.0,       // blank_lines
-            0.56062,   // indent_runs
-            0.0,       // indent_chars
-            0.475358,  // tabs
-            0.349753,  // ascii_punct
-            0.288175,  // punct_runs
-            0.0,       // punct_before_word
-            0.655859,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.52737,   // emoji
-            6.2836,    // bmp_emoji
-            1.69695,   // flags
-            0.727267,  // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
-            1.92365,   // latin_ext_a_letters
-            1.83297,   // cyrillic_ext_letters
-            1.24237,   // arabic_ext_letters
+            0.00637636, // latin_letters
+            0.579278,   // words
+            0.0,        // case_humps
+            0.416772,   // upper_letters
+            0.0,        // caps_letters
+            0.267446,   // vowels
+            0.0,        // consonant_clusters
+            0.0651191,  // rare_bigrams
+            1.94239,    // latin_ext_letters
+            0.801938,   // combining_marks
+            1.03266,    // vietnamese_letters
+            0.448338,   // cyrillic_letters
+            0.909817,   // greek_letters
+            0.979554,   // armenian_letters
+            0.979273,   // georgian_letters
+            0.497204,   // hebrew_letters
+            0.44509,    // arabic_letters
+            0.996128,   // devanagari_letters
+            1.13316,    // bengali_letters
+            1.12854,    // tamil_letters
+            1.67138,    // indic_letters
+            0.610967,   // thai_letters
+            1.56334,    // other_letters
+            0.435065,   // script_words
+            0.00797937, // long_word_excess
+            0.684912,   // han
+            0.776964,   // kana
+            0.855554,   // hangul
+            0.849729,   // cjk_runs
+            0.0,        // cjk_punct
+            0.578427,   // digits
+            0.424824,   // digit_runs
+            0.631058,   // digit_triples
+            0.840836,   // space_before_digit
+            0.0953341,  // newlines
+            0.0,        // blank_lines
+            0.55609,    // indent_runs
+            0.0,        // indent_chars
+            0.582913,   // tabs
+            0.347461,   // ascii_punct
+            0.25374,    // punct_runs
+            0.0,        // punct_before_word
+            0.742156,   // bmp_symbols
+            0.0,        // astral_symbols
+            2.51039,    // emoji
+            6.39539,    // bmp_emoji
+            1.31899,    // flags
+            0.775641,   // emoji_parts
+            0.0,        // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            1.73343,    // latin_ext_a_letters
+            1.69413,    // cyrillic_ext_letters
+            1.2628,     // arabic_ext_letters
+            0.227605,   // pair_cuts
         ],
         per_message: 5.22553,
         per_call: 0.0,
@@ -674,118 +685,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // gemini
     FamilyWeights {
         text: [
-            0.0344061, // latin_letters
-            0.544947,  // words
-            0.111001,  // case_humps
-            0.0826624, // upper_letters
+            0.0,       // latin_letters
+            0.595932,  // words
+            0.152017,  // case_humps
+            0.0761148, // upper_letters
             0.0,       // caps_letters
-            0.119961,  // vowels
-            0.0462104, // consonant_clusters
-            0.320048,  // rare_bigrams
-            0.740502,  // latin_ext_letters
-            2.04858,   // combining_marks
+            0.0823801, // vowels
+            0.0,       // consonant_clusters
+            0.0947536, // rare_bigrams
+            0.740787,  // latin_ext_letters
+            2.02319,   // combining_marks
             0.0,       // vietnamese_letters
-            0.149895,  // cyrillic_letters
-            0.375977,  // greek_letters
-            0.492029,  // armenian_letters
-            0.60817,   // georgian_letters
-            0.349552,  // hebrew_letters
-            0.216691,  // arabic_letters
-            0.388709,  // devanagari_letters
-            0.488191,  // bengali_letters
-            0.405555,  // tamil_letters
-            0.562649,  // indic_letters
-            0.286192,  // thai_letters
-            0.743726,  // other_letters
-            0.101292,  // script_words
-            0.0406107, // long_word_excess
-            0.509228,  // han
-            0.341863,  // kana
-            0.743702,  // hangul
+            0.154695,  // cyrillic_letters
+            0.382333,  // greek_letters
+            0.496897,  // armenian_letters
+            0.612717,  // georgian_letters
+            0.354829,  // hebrew_letters
+            0.222139,  // arabic_letters
+            0.393507,  // devanagari_letters
+            0.493914,  // bengali_letters
+            0.409223,  // tamil_letters
+            0.557897,  // indic_letters
+            0.291931,  // thai_letters
+            0.746502,  // other_letters
+            0.0250855, // script_words
+            0.0325969, // long_word_excess
+            0.507933,  // han
+            0.336063,  // kana
+            0.737112,  // hangul
             0.0,       // cjk_runs
-            0.834617,  // cjk_punct
-            0.933516,  // digits
-            0.232504,  // digit_runs
-            0.0,       // digit_triples
-            0.852416,  // space_before_digit
-            1.36564,   // newlines
+            0.846056,  // cjk_punct
+            0.991687,  // digits
+            0.0,       // digit_runs
+            0.134422,  // digit_triples
+            0.711551,  // space_before_digit
+            1.36548,   // newlines
             0.0,       // blank_lines
-            0.543034,  // indent_runs
-            0.0244302, // indent_chars
-            0.0670922, // tabs
-            0.173598,  // ascii_punct
-            0.630994,  // punct_runs
-            0.966963,  // punct_before_word
-            0.577684,  // bmp_symbols
+            0.557786,  // indent_runs
+            0.0264751, // indent_chars
+            0.0701444, // tabs
+            0.164448,  // ascii_punct
+            0.641732,  // punct_runs
+            0.977788,  // punct_before_word
+            0.55504,   // bmp_symbols
             0.0,       // astral_symbols
-            0.972641,  // emoji
-            2.309,     // bmp_emoji
-            0.607215,  // flags
-            0.446388,  // emoji_parts
-            0.14095,   // base64_chars
-            0.0453647, // hex_chars
+            0.774909,  // emoji
+            1.98241,   // bmp_emoji
+            0.587792,  // flags
+            0.521125,  // emoji_parts
+            0.135241,  // base64_chars
+            0.0340851, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            0.977725,  // latin_ext_a_letters
-            1.03663,   // cyrillic_ext_letters
-            0.257306,  // arabic_ext_letters
+            0.986228,  // latin_ext_a_letters
+            1.03372,   // cyrillic_ext_letters
+            0.260532,  // arabic_ext_letters
+            0.0986077, // pair_cuts
         ],
         conservative_text: [
-            0.121705,  // latin_letters
-            0.240206,  // words
+            0.049768,  // latin_letters
+            0.490888,  // words
             0.0,       // case_humps
-            0.247893,  // upper_letters
+            0.269715,  // upper_letters
             0.0,       // caps_letters
-            0.300106,  // vowels
+            0.161986,  // vowels
             0.0,       // consonant_clusters
-            0.428567,  // rare_bigrams
-            1.29518,   // latin_ext_letters
-            1.44461,   // combining_marks
-            1.12429,   // vietnamese_letters
-            0.333643,  // cyrillic_letters
-            0.573113,  // greek_letters
-            0.663834,  // armenian_letters
-            0.770323,  // georgian_letters
-            0.537802,  // hebrew_letters
-            0.36119,   // arabic_letters
-            0.605135,  // devanagari_letters
-            0.674848,  // bengali_letters
-            0.613431,  // tamil_letters
-            0.849904,  // indic_letters
-            0.471328,  // thai_letters
-            0.937127,  // other_letters
-            0.504058,  // script_words
+            0.0,       // rare_bigrams
+            1.14428,   // latin_ext_letters
+            1.52567,   // combining_marks
+            0.98312,   // vietnamese_letters
+            0.335055,  // cyrillic_letters
+            0.580094,  // greek_letters
+            0.665086,  // armenian_letters
+            0.773081,  // georgian_letters
+            0.541884,  // hebrew_letters
+            0.364848,  // arabic_letters
+            0.609864,  // devanagari_letters
+            0.683162,  // bengali_letters
+            0.622455,  // tamil_letters
+            0.856097,  // indic_letters
+            0.475009,  // thai_letters
+            0.940114,  // other_letters
+            0.220293,  // script_words
             0.0,       // long_word_excess
-            0.665062,  // han
-            0.460795,  // kana
-            0.885778,  // hangul
-            0.661397,  // cjk_runs
+            0.662236,  // han
+            0.458667,  // kana
+            0.884144,  // hangul
+            0.677013,  // cjk_runs
             0.0,       // cjk_punct
-            0.711083,  // digits
-            0.0580597, // digit_runs
-            0.748803,  // digit_triples
-            0.75182,   // space_before_digit
-            0.547941,  // newlines
+            0.887597,  // digits
+            0.0,       // digit_runs
+            0.316583,  // digit_triples
+            1.12587,   // space_before_digit
+            0.562997,  // newlines
             0.0,       // blank_lines
-            0.234318,  // indent_runs
-            0.0778644, // indent_chars
-            0.186978,  // tabs
-            0.440261,  // ascii_punct
-            0.350567,  // punct_runs
-            0.524902,  // punct_before_word
-            0.676489,  // bmp_symbols
+            0.445306,  // indent_runs
+            0.0617939, // indent_chars
+            0.29031,   // tabs
+            0.530302,  // ascii_punct
+            0.213896,  // punct_runs
+            0.325301,  // punct_before_word
+            0.863135,  // bmp_symbols
             0.0,       // astral_symbols
-            2.45592,   // emoji
-            1.37452,   // bmp_emoji
-            0.208942,  // flags
-            0.466954,  // emoji_parts
+            2.44845,   // emoji
+            1.37692,   // bmp_emoji
+            0.202146,  // flags
+            0.486273,  // emoji_parts
             0.0,       // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.0652,    // latin_ext_a_letters
-            1.74945,   // cyrillic_ext_letters
-            0.802495,  // arabic_ext_letters
+            0.926258,  // latin_ext_a_letters
+            1.75254,   // cyrillic_ext_letters
+            0.819279,  // arabic_ext_letters
+            0.176185,  // pair_cuts
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -795,118 +808,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // llama3
     FamilyWeights {
         text: [
-            0.0278284, // latin_letters
-            0.478074,  // words
+            0.0,       // latin_letters
+            0.581782,  // words
             0.0,       // case_humps
-            0.04725,   // upper_letters
+            0.0392699, // upper_letters
             0.0,       // caps_letters
-            0.250301,  // vowels
+            0.0918768, // vowels
             0.0,       // consonant_clusters
-            0.60717,   // rare_bigrams
-            1.12022,   // latin_ext_letters
-            2.37805,   // combining_marks
+            0.186862,  // rare_bigrams
+            1.16251,   // latin_ext_letters
+            2.42243,   // combining_marks
             0.0,       // vietnamese_letters
-            0.232239,  // cyrillic_letters
-            0.328396,  // greek_letters
-            1.7435,    // armenian_letters
-            1.89131,   // georgian_letters
-            0.973606,  // hebrew_letters
-            0.279104,  // arabic_letters
-            0.475008,  // devanagari_letters
-            1.22906,   // bengali_letters
-            1.46495,   // tamil_letters
-            1.81319,   // indic_letters
-            0.384378,  // thai_letters
-            1.84102,   // other_letters
-            0.257137,  // script_words
-            0.0152475, // long_word_excess
-            0.732121,  // han
-            0.628906,  // kana
-            0.711594,  // hangul
-            0.0,       // cjk_runs
-            0.314106,  // cjk_punct
-            0.0,       // digits
-            1.48794,   // digit_runs
-            0.0,       // digit_triples
-            0.98661,   // space_before_digit
-            0.970547,  // newlines
-            0.0,       // blank_lines
-            0.20843,   // indent_runs
-            0.0,       // indent_chars
-            0.519517,  // tabs
-            0.295776,  // ascii_punct
-            0.246012,  // punct_runs
-            0.229564,  // punct_before_word
-            0.931428,  // bmp_symbols
-            0.0,       // astral_symbols
-            2.23547,   // emoji
-            6.78361,   // bmp_emoji
-            2.58483,   // flags
-            1.0308,    // emoji_parts
-            0.0907455, // base64_chars
-            0.0208788, // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
-            1.07851,   // latin_ext_a_letters
-            0.167788,  // cyrillic_ext_letters
-            0.0892149, // arabic_ext_letters
-        ],
-        conservative_text: [
-            0.0202032, // latin_letters
-            0.326305,  // words
-            0.0,       // case_humps
-            0.320528,  // upper_letters
-            0.0,       // caps_letters
-            0.624292,  // vowels
-            0.306971,  // consonant_clusters
-            0.337398,  // rare_bigrams
-            1.90256,   // latin_ext_letters
-            1.96689,   // combining_marks
-            1.09665,   // vietnamese_letters
-            0.373884,  // cyrillic_letters
-            0.479704,  // greek_letters
-            1.92352,   // armenian_letters
-            1.97941,   // georgian_letters
-            1.1372,    // hebrew_letters
-            0.421856,  // arabic_letters
-            0.621033,  // devanagari_letters
-            1.46754,   // bengali_letters
-            1.63455,   // tamil_letters
-            1.95604,   // indic_letters
-            0.493439,  // thai_letters
-            2.00313,   // other_letters
-            0.5571,    // script_words
+            0.242145,  // cyrillic_letters
+            0.340292,  // greek_letters
+            1.75166,   // armenian_letters
+            1.89758,   // georgian_letters
+            0.978527,  // hebrew_letters
+            0.281689,  // arabic_letters
+            0.481992,  // devanagari_letters
+            1.23948,   // bengali_letters
+            1.47255,   // tamil_letters
+            1.81979,   // indic_letters
+            0.395198,  // thai_letters
+            1.85537,   // other_letters
+            0.117151,  // script_words
             0.0,       // long_word_excess
-            0.916971,  // han
-            0.742676,  // kana
-            0.89759,   // hangul
-            0.348617,  // cjk_runs
-            0.0,       // cjk_punct
+            0.726817,  // han
+            0.631105,  // kana
+            0.712741,  // hangul
+            0.0,       // cjk_runs
+            0.379088,  // cjk_punct
             0.0,       // digits
-            0.837342,  // digit_runs
-            0.68103,   // digit_triples
-            0.363071,  // space_before_digit
-            0.27494,   // newlines
+            1.24039,   // digit_runs
+            0.234477,  // digit_triples
+            1.02814,   // space_before_digit
+            0.967557,  // newlines
             0.0,       // blank_lines
-            0.476967,  // indent_runs
+            0.308381,  // indent_runs
             0.0,       // indent_chars
-            0.408403,  // tabs
-            0.388948,  // ascii_punct
-            0.263816,  // punct_runs
-            0.0,       // punct_before_word
-            0.753675,  // bmp_symbols
+            0.489626,  // tabs
+            0.299708,  // ascii_punct
+            0.208196,  // punct_runs
+            0.167799,  // punct_before_word
+            0.910965,  // bmp_symbols
             0.0,       // astral_symbols
-            2.21336,   // emoji
-            3.62528,   // bmp_emoji
-            2.99053,   // flags
-            3.52202,   // emoji_parts
-            0.0,       // base64_chars
+            2.25071,   // emoji
+            4.65561,   // bmp_emoji
+            2.54773,   // flags
+            1.58013,   // emoji_parts
+            0.0598537, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            2.16545,   // latin_ext_a_letters
-            2.57673,   // cyrillic_ext_letters
-            0.818272,  // arabic_ext_letters
+            1.16486,   // latin_ext_a_letters
+            0.158356,  // cyrillic_ext_letters
+            0.141277,  // arabic_ext_letters
+            0.174191,  // pair_cuts
+        ],
+        conservative_text: [
+            0.000110821, // latin_letters
+            0.562707,    // words
+            0.0,         // case_humps
+            0.328252,    // upper_letters
+            0.0,         // caps_letters
+            0.308605,    // vowels
+            0.0810093,   // consonant_clusters
+            0.0,         // rare_bigrams
+            1.45947,     // latin_ext_letters
+            1.83932,     // combining_marks
+            0.922323,    // vietnamese_letters
+            0.369294,    // cyrillic_letters
+            0.473994,    // greek_letters
+            1.91322,     // armenian_letters
+            1.97222,     // georgian_letters
+            1.13095,     // hebrew_letters
+            0.394511,    // arabic_letters
+            0.611265,    // devanagari_letters
+            1.45625,     // bengali_letters
+            1.6283,      // tamil_letters
+            1.93902,     // indic_letters
+            0.488501,    // thai_letters
+            1.99276,     // other_letters
+            0.370771,    // script_words
+            0.0,         // long_word_excess
+            0.897061,    // han
+            0.737526,    // kana
+            0.883558,    // hangul
+            0.392656,    // cjk_runs
+            0.0,         // cjk_punct
+            0.0,         // digits
+            0.724011,    // digit_runs
+            0.639015,    // digit_triples
+            0.757064,    // space_before_digit
+            0.285288,    // newlines
+            0.0,         // blank_lines
+            0.475376,    // indent_runs
+            0.0,         // indent_chars
+            0.530817,    // tabs
+            0.343087,    // ascii_punct
+            0.275961,    // punct_runs
+            0.0,         // punct_before_word
+            0.785191,    // bmp_symbols
+            0.0,         // astral_symbols
+            2.2038,      // emoji
+            3.64509,     // bmp_emoji
+            2.80139,     // flags
+            3.5688,      // emoji_parts
+            0.0,         // base64_chars
+            0.0,         // hex_chars
+            1.0,         // repeat_pieces
+            0.0,         // utf8_bytes
+            2.03879,     // latin_ext_a_letters
+            2.51133,     // cyrillic_ext_letters
+            0.873513,    // arabic_ext_letters
+            0.226924,    // pair_cuts
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -916,118 +931,120 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // deepseek
     FamilyWeights {
         text: [
-            0.0242488, // latin_letters
-            0.424649,  // words
+            0.0,       // latin_letters
+            0.494764,  // words
             0.0,       // case_humps
-            0.167379,  // upper_letters
+            0.140131,  // upper_letters
             0.0,       // caps_letters
-            0.272069,  // vowels
+            0.166936,  // vowels
             0.0,       // consonant_clusters
-            0.511781,  // rare_bigrams
-            1.23676,   // latin_ext_letters
-            2.50047,   // combining_marks
-            0.838882,  // vietnamese_letters
-            0.219014,  // cyrillic_letters
-            0.410307,  // greek_letters
-            0.501348,  // armenian_letters
-            0.634108,  // georgian_letters
-            0.404564,  // hebrew_letters
-            0.26032,   // arabic_letters
-            0.562311,  // devanagari_letters
-            0.267183,  // bengali_letters
-            0.576025,  // tamil_letters
-            0.761377,  // indic_letters
-            0.240411,  // thai_letters
-            0.86958,   // other_letters
-            0.372797,  // script_words
+            0.19709,   // rare_bigrams
+            1.25343,   // latin_ext_letters
+            2.52999,   // combining_marks
+            0.867268,  // vietnamese_letters
+            0.223044,  // cyrillic_letters
+            0.414459,  // greek_letters
+            0.505075,  // armenian_letters
+            0.63766,   // georgian_letters
+            0.405527,  // hebrew_letters
+            0.26883,   // arabic_letters
+            0.566981,  // devanagari_letters
+            0.27012,   // bengali_letters
+            0.578974,  // tamil_letters
+            0.765672,  // indic_letters
+            0.241477,  // thai_letters
+            0.877184,  // other_letters
+            0.281388,  // script_words
             0.0,       // long_word_excess
-            0.54802,   // han
-            0.644395,  // kana
-            0.802116,  // hangul
+            0.548395,  // han
+            0.649747,  // kana
+            0.798826,  // hangul
             0.0,       // cjk_runs
-            0.484032,  // cjk_punct
-            0.0,       // digits
-            1.42958,   // digit_runs
-            0.0,       // digit_triples
-            0.666763,  // space_before_digit
-            1.09781,   // newlines
+            0.444422,  // cjk_punct
+            0.0170061, // digits
+            1.00318,   // digit_runs
+            0.335791,  // digit_triples
+            0.64858,   // space_before_digit
+            1.08239,   // newlines
             0.0,       // blank_lines
-            0.288706,  // indent_runs
+            0.308961,  // indent_runs
             0.0,       // indent_chars
-            0.474997,  // tabs
-            0.337984,  // ascii_punct
-            0.225456,  // punct_runs
-            0.40819,   // punct_before_word
-            1.04707,   // bmp_symbols
+            0.447975,  // tabs
+            0.322625,  // ascii_punct
+            0.264389,  // punct_runs
+            0.421254,  // punct_before_word
+            1.01231,   // bmp_symbols
             0.0,       // astral_symbols
-            1.66061,   // emoji
-            5.12204,   // bmp_emoji
-            1.55647,   // flags
-            1.08528,   // emoji_parts
-            0.0749734, // base64_chars
-            0.122889,  // hex_chars
+            1.778,     // emoji
+            4.63342,   // bmp_emoji
+            1.57466,   // flags
+            1.08742,   // emoji_parts
+            0.0778837, // base64_chars
+            0.0708146, // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.2719,    // latin_ext_a_letters
-            1.65256,   // cyrillic_ext_letters
-            0.523102,  // arabic_ext_letters
+            1.33877,   // latin_ext_a_letters
+            1.66262,   // cyrillic_ext_letters
+            0.519736,  // arabic_ext_letters
+            0.123757,  // pair_cuts
         ],
         conservative_text: [
-            0.100455,   // latin_letters
-            0.39928,    // words
+            0.0351253,  // latin_letters
+            0.550273,   // words
             0.0,        // case_humps
-            0.27029,    // upper_letters
+            0.317401,   // upper_letters
             0.0,        // caps_letters
-            0.412057,   // vowels
-            0.133551,   // consonant_clusters
-            0.37148,    // rare_bigrams
-            1.43078,    // latin_ext_letters
-            2.24663,    // combining_marks
-            1.7683,     // vietnamese_letters
-            0.397257,   // cyrillic_letters
-            0.586877,   // greek_letters
-            0.718396,   // armenian_letters
-            0.828255,   // georgian_letters
-            0.593351,   // hebrew_letters
-            0.39556,    // arabic_letters
-            0.772001,   // devanagari_letters
-            0.548022,   // bengali_letters
-            0.779876,   // tamil_letters
-            1.16056,    // indic_letters
-            0.440069,   // thai_letters
-            1.21238,    // other_letters
-            0.622313,   // script_words
+            0.339677,   // vowels
+            0.0615074,  // consonant_clusters
+            0.127413,   // rare_bigrams
+            1.38688,    // latin_ext_letters
+            2.38793,    // combining_marks
+            1.73837,    // vietnamese_letters
+            0.390219,   // cyrillic_letters
+            0.581397,   // greek_letters
+            0.711028,   // armenian_letters
+            0.828785,   // georgian_letters
+            0.593992,   // hebrew_letters
+            0.394225,   // arabic_letters
+            0.772366,   // devanagari_letters
+            0.548731,   // bengali_letters
+            0.781249,   // tamil_letters
+            1.161,      // indic_letters
+            0.440494,   // thai_letters
+            1.20797,    // other_letters
+            0.468111,   // script_words
             0.0,        // long_word_excess
-            0.592089,   // han
-            0.703959,   // kana
-            0.820719,   // hangul
-            0.854285,   // cjk_runs
+            0.604083,   // han
+            0.70275,    // kana
+            0.842444,   // hangul
+            0.801433,   // cjk_runs
             0.0,        // cjk_punct
             0.0,        // digits
-            1.5731,     // digit_runs
-            0.00353439, // digit_triples
-            0.352092,   // space_before_digit
-            0.209028,   // newlines
+            1.2416,     // digit_runs
+            0.127899,   // digit_triples
+            0.671116,   // space_before_digit
+            0.205259,   // newlines
             0.0,        // blank_lines
-            0.390732,   // indent_runs
+            0.416423,   // indent_runs
             0.0,        // indent_chars
-            0.462658,   // tabs
-            0.441301,   // ascii_punct
-            0.233431,   // punct_runs
+            0.508338,   // tabs
+            0.445951,   // ascii_punct
+            0.235077,   // punct_runs
             0.0,        // punct_before_word
-            0.91332,    // bmp_symbols
+            0.989555,   // bmp_symbols
             0.0,        // astral_symbols
-            2.52062,    // emoji
-            2.27736,    // bmp_emoji
-            2.67539,    // flags
-            1.57725,    // emoji_parts
+            2.51626,    // emoji
+            2.33431,    // bmp_emoji
+            2.38396,    // flags
+            1.57847,    // emoji_parts
             0.0,        // base64_chars
-            0.0,        // hex_chars
+            0.00211482, // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.66061,    // latin_ext_a_letters
-            1.75534,    // cyrillic_ext_letters
-            1.01132,    // arabic_ext_letters
+            1.38838,    // latin_ext_a_letters
+            1.76124,    // cyrillic_ext_letters
+            1.02556,    // arabic_ext_letters
+            0.136141,   // pair_cuts
         ],
         per_message: 4.17486,
         per_call: 0.0,
