@@ -8,7 +8,8 @@
 
 use compaction_core::TextEstimator;
 use compaction_core::calibrated::{
-    CalibratedEstimator, EstimateVariant, FEATURE_NAMES, TextFeatures, TokenizerFamily, scan,
+    CalibratedEstimator, EstimateVariant, FEATURE_NAMES, SPREAD_TOKENS, TextFeatures,
+    TokenizerFamily, scan,
 };
 use compaction_core::json;
 use compaction_core::{Map, Value};
@@ -215,7 +216,7 @@ fn pinned_estimates_on_fixed_inputs() {
     let universal =
         CalibratedEstimator::new(TokenizerFamily::Universal, EstimateVariant::Calibrated);
     assert_eq!(o200k.text("Hello, world!"), 3.0650111148133874);
-    assert_eq!(o200k_cons.text("Hello, world!"), 4.08966700732708);
+    assert_eq!(o200k_cons.text("Hello, world!"), 4.4795767773921025);
     assert_eq!(o200k.text("你好，世界！这是一个测试。"), 8.590625623241067);
     assert_eq!(
         universal.text("fn main() { println!(\"{}\", 42); }"),
@@ -235,11 +236,16 @@ fn estimate_is_the_weighted_sum_of_the_counts() {
         let cal = CalibratedEstimator::new(family, EstimateVariant::Calibrated);
         let cons = CalibratedEstimator::new(family, EstimateVariant::Conservative);
         // (This text is far from the bound of its bytes.)
-        assert!(f.dot(&w.conservative_text) < text.len() as f64 / 2.0);
+        assert!(cons.text(text) < text.len() as f64 / 2.0);
         assert_eq!(cal.text(text), f.dot(&w.text));
-        assert_eq!(
-            cons.text(text),
-            f.dot(&w.conservative_text).max(f.dot(&w.text))
+        // Conservative: the calibrated sum plus the root of the spread's
+        // sum, which grows with the estimate (SPREAD_TOKENS).
+        let margin = (f.dot(&w.conservative_text) * (SPREAD_TOKENS + f.dot(&w.text))).sqrt();
+        let k = cons.text(text);
+        assert!(
+            (k - (f.dot(&w.text) + margin)).abs() < 1e-9,
+            "{family:?}: {k} vs {} + {margin}",
+            f.dot(&w.text)
         );
     }
 }
@@ -297,6 +303,53 @@ fn conservative_is_never_below_calibrated() {
         ] {
             assert!(cons.text(t) >= cal.text(t), "{family:?} {t}");
         }
+    }
+}
+
+#[test]
+fn conservative_margin_follows_the_estimates_uncertainty() {
+    // A short text gets a margin of tokens, a long regular one a few
+    // percent: the relative margin shrinks as the text grows, and every
+    // script's text gets one (the spread of each count has a floor).
+    let sentence = "The build failed because the configuration file was missing. ";
+    let texts = [
+        "Bonjour à tous, ceci est un test.",
+        "Привет, мир! Это проверка.",
+        "Καλημέρα κόσμε, αυτό είναι δοκιμή.",
+        "مرحبا بالعالم، هذا اختبار.",
+        "नमस्ते दुनिया, यह एक परीक्षण है।",
+        "தமிழ் ஒரு சோதனை",
+        "สวัสดีชาวโลก นี่คือการทดสอบ",
+        "안녕하세요 세계, 이것은 테스트입니다.",
+        "你好，世界。这是一个测试。",
+        "Xin chào thế giới, đây là một bài kiểm tra.",
+        "%s (lớp trong %s)",
+        "Obr. %s",
+    ];
+    for family in TokenizerFamily::ALL {
+        let cal = CalibratedEstimator::new(family, EstimateVariant::Calibrated);
+        let cons = CalibratedEstimator::new(family, EstimateVariant::Conservative);
+        for t in texts {
+            let (c, k) = (cal.text(t), cons.text(t));
+            let room = if family.weights().bytes_bound {
+                t.len() as f64 - c
+            } else {
+                f64::INFINITY
+            };
+            assert!(
+                k - c >= 0.5_f64.min(room),
+                "{family:?} {t}: {k:.2} over {c:.2}"
+            );
+        }
+        let relative = |n: usize| {
+            let t = sentence.repeat(n);
+            cons.text(&t) / cal.text(&t)
+        };
+        let (one, ten, hundred) = (relative(1), relative(10), relative(100));
+        assert!(
+            one > ten && ten > hundred && hundred < 1.25,
+            "{family:?}: {one:.3} {ten:.3} {hundred:.3}"
+        );
     }
 }
 
