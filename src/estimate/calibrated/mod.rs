@@ -142,11 +142,12 @@ impl CalibratedEstimator {
 /// error is modelled as `conservative_text · counts × (SPREAD_TOKENS +
 /// calibrated)`. Errors of separate pieces add up (variance linear in the
 /// counts) while a text's own rate (its language, its vocabulary's fit)
-/// scales the whole text (variance in the square). On the dev corpus the
-/// calibrated error's root mean square, relative to the real count, is
-/// about 0.27 at 4 tokens, 0.14 at 15, 0.10 at 33 and 0.08 from 190 on
-/// (`scripts/fidelity`'s "spread by size" table), which `n × (40 + n)`
-/// follows; `examples/common`'s fit reads it.
+/// scales the whole text (variance in the square). On the fitted samples
+/// the calibrated error's root mean square, relative to the real count, is
+/// about 0.3 up to 5 tokens, 0.2 up to 10, 0.14 up to 20, 0.1 up to 50 and
+/// 0.06–0.1 beyond 100 (`scripts/fidelity`'s "spread by size"), which
+/// `n × (40 + n)` follows (20 and 80 were tried: docs/estimator.md).
+/// `examples/common`'s fit reads it.
 #[doc(hidden)]
 pub const SPREAD_TOKENS: f64 = 40.0;
 

@@ -126,61 +126,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             0.451844,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.000431833, // latin_letters
-            0.0283482,   // words
+            0.00048633,  // latin_letters
+            0.0319257,   // words
             0.0,         // case_humps
-            0.00083775,  // upper_letters
-            0.0641904,   // caps_letters
-            0.00984605,  // vowels
+            0.000943472, // upper_letters
+            0.0722911,   // caps_letters
+            0.0110886,   // vowels
             0.0,         // consonant_clusters
-            0.0589817,   // rare_bigrams
-            0.0878512,   // latin_ext_letters
-            0.263307,    // combining_marks
-            0.767545,    // vietnamese_letters
-            0.00186389,  // cyrillic_letters
-            0.457602,    // greek_letters
-            2.60079,     // armenian_letters
-            1.16292,     // georgian_letters
-            0.306883,    // hebrew_letters
-            0.176537,    // arabic_letters
-            0.342935,    // devanagari_letters
-            1.81087,     // bengali_letters
-            1.63643,     // tamil_letters
-            2.06817,     // indic_letters
-            1.02483,     // thai_letters
-            0.92962,     // other_letters
-            0.490764,    // script_words
+            0.066425,    // rare_bigrams
+            0.0989378,   // latin_ext_letters
+            0.296536,    // combining_marks
+            0.864407,    // vietnamese_letters
+            0.00209911,  // cyrillic_letters
+            0.51535,     // greek_letters
+            2.929,       // armenian_letters
+            1.30967,     // georgian_letters
+            0.345611,    // hebrew_letters
+            0.198816,    // arabic_letters
+            0.386212,    // devanagari_letters
+            2.0394,      // bengali_letters
+            1.84295,     // tamil_letters
+            2.32917,     // indic_letters
+            1.15417,     // thai_letters
+            1.04694,     // other_letters
+            0.552697,    // script_words
             0.0,         // long_word_excess
-            0.0976509,   // han
-            0.180651,    // kana
-            0.148052,    // hangul
-            0.128052,    // cjk_runs
-            0.00354228,  // cjk_punct
-            0.0014645,   // digits
-            0.00957302,  // digit_runs
+            0.109974,    // han
+            0.203448,    // kana
+            0.166736,    // hangul
+            0.144211,    // cjk_runs
+            0.00398931,  // cjk_punct
+            0.00164931,  // digits
+            0.0107811,   // digit_runs
             0.0,         // digit_triples
-            0.0699154,   // space_before_digit
-            0.0859962,   // newlines
+            0.0787386,   // space_before_digit
+            0.0968488,   // newlines
             0.0,         // blank_lines
-            0.00167802,  // indent_runs
+            0.00188978,  // indent_runs
             0.0,         // indent_chars
-            0.0031143,   // tabs
-            0.00204243,  // ascii_punct
-            0.00211676,  // punct_runs
-            0.103701,    // punct_before_word
-            0.00724886,  // bmp_symbols
+            0.00350731,  // tabs
+            0.00230018,  // ascii_punct
+            0.00238389,  // punct_runs
+            0.116788,    // punct_before_word
+            0.00816365,  // bmp_symbols
             0.0,         // astral_symbols
-            0.494287,    // emoji
-            0.0330663,   // bmp_emoji
-            2.12939,     // flags
-            1.767,       // emoji_parts
-            0.000468609, // base64_chars
-            0.0185182,   // hex_chars
-            0.00735973,  // repeat_pieces
+            0.556665,    // emoji
+            0.0372392,   // bmp_emoji
+            2.39811,     // flags
+            1.98999,     // emoji_parts
+            0.000527747, // base64_chars
+            0.0208551,   // hex_chars
+            0.00828851,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.333891,    // latin_ext_a_letters
-            0.270995,    // cyrillic_ext_letters
-            0.629733,    // arabic_ext_letters
+            0.376028,    // latin_ext_a_letters
+            0.305194,    // cyrillic_ext_letters
+            0.709204,    // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -247,61 +247,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             0.352745,   // arabic_ext_letters
         ],
         conservative_text: [
-            0.000112768, // latin_letters
-            0.00088999,  // words
+            0.000171317, // latin_letters
+            0.00135207,  // words
             0.0,         // case_humps
-            0.000207237, // upper_letters
-            0.05773,     // caps_letters
-            0.0137752,   // vowels
-            9.86196e-6,  // consonant_clusters
-            0.00083362,  // rare_bigrams
-            0.0337651,   // latin_ext_letters
-            0.0435903,   // combining_marks
-            0.0692631,   // vietnamese_letters
-            0.0184326,   // cyrillic_letters
-            0.0178852,   // greek_letters
-            0.0286695,   // armenian_letters
-            0.00947699,  // georgian_letters
-            0.00065616,  // hebrew_letters
-            0.00793058,  // arabic_letters
-            0.0133069,   // devanagari_letters
-            0.0437252,   // bengali_letters
-            0.0112466,   // tamil_letters
-            0.0502213,   // indic_letters
-            0.0185415,   // thai_letters
-            0.0167317,   // other_letters
-            0.0119799,   // script_words
+            0.000314834, // upper_letters
+            0.0877034,   // caps_letters
+            0.0209273,   // vowels
+            1.49823e-5,  // consonant_clusters
+            0.00126643,  // rare_bigrams
+            0.0512959,   // latin_ext_letters
+            0.0662224,   // combining_marks
+            0.105224,    // vietnamese_letters
+            0.0280027,   // cyrillic_letters
+            0.0271712,   // greek_letters
+            0.0435546,   // armenian_letters
+            0.0143974,   // georgian_letters
+            0.000996839, // hebrew_letters
+            0.0120481,   // arabic_letters
+            0.0202158,   // devanagari_letters
+            0.0664273,   // bengali_letters
+            0.0170858,   // tamil_letters
+            0.0762962,   // indic_letters
+            0.0281682,   // thai_letters
+            0.0254187,   // other_letters
+            0.0181999,   // script_words
             0.0,         // long_word_excess
-            0.00475159,  // han
-            0.00125847,  // kana
-            0.0031463,   // hangul
-            0.0531031,   // cjk_runs
-            0.000641918, // cjk_punct
+            0.00721861,  // han
+            0.00191187,  // kana
+            0.00477986,  // hangul
+            0.0806742,   // cjk_runs
+            0.000975201, // cjk_punct
             0.0,         // digits
-            0.00181417,  // digit_runs
-            0.000839368, // digit_triples
-            0.00193497,  // space_before_digit
-            0.0187883,   // newlines
+            0.00275609,  // digit_runs
+            0.00127517,  // digit_triples
+            0.0029396,   // space_before_digit
+            0.0285432,   // newlines
             0.0,         // blank_lines
-            0.000464832, // indent_runs
+            0.000706173, // indent_runs
             0.0,         // indent_chars
-            0.0515439,   // tabs
-            0.000661604, // ascii_punct
-            0.000345488, // punct_runs
-            0.0223397,   // punct_before_word
-            0.00220979,  // bmp_symbols
+            0.0783055,   // tabs
+            0.00100511,  // ascii_punct
+            0.000524865, // punct_runs
+            0.0339384,   // punct_before_word
+            0.00335711,  // bmp_symbols
             0.0,         // astral_symbols
-            0.741384,    // emoji
-            0.00568165,  // bmp_emoji
-            0.413553,    // flags
-            0.00261689,  // emoji_parts
-            0.000197947, // base64_chars
-            8.70221e-5,  // hex_chars
-            0.00186811,  // repeat_pieces
+            1.12631,     // emoji
+            0.00863156,  // bmp_emoji
+            0.62827,     // flags
+            0.00397557,  // emoji_parts
+            0.000300721, // base64_chars
+            0.000132204, // hex_chars
+            0.00283803,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.0927337,   // latin_ext_a_letters
-            0.00105493,  // cyrillic_ext_letters
-            0.00363109,  // arabic_ext_letters
+            0.140881,    // latin_ext_a_letters
+            0.00160265,  // cyrillic_ext_letters
+            0.00551636,  // arabic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -368,61 +368,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             0.938256,  // arabic_ext_letters
         ],
         conservative_text: [
-            5.03735e-5,  // latin_letters
-            0.000544931, // words
+            7.60331e-5,  // latin_letters
+            0.000822512, // words
             0.0,         // case_humps
-            2.65664e-5,  // upper_letters
-            0.0136365,   // caps_letters
-            0.0137695,   // vowels
+            4.0099e-5,   // upper_letters
+            0.0205828,   // caps_letters
+            0.0207835,   // vowels
             0.0,         // consonant_clusters
-            0.000748091, // rare_bigrams
-            0.0271061,   // latin_ext_letters
-            0.0292541,   // combining_marks
-            0.0782573,   // vietnamese_letters
-            0.017973,    // cyrillic_letters
-            0.00293273,  // greek_letters
-            0.00200556,  // armenian_letters
-            0.00425747,  // georgian_letters
-            0.00386194,  // hebrew_letters
-            0.00713004,  // arabic_letters
-            0.00956923,  // devanagari_letters
-            0.0132353,   // bengali_letters
-            0.00323586,  // tamil_letters
-            0.00950844,  // indic_letters
-            0.00383763,  // thai_letters
-            0.0348701,   // other_letters
-            0.000442198, // script_words
-            0.00194091,  // long_word_excess
-            0.023683,    // han
-            0.000939526, // kana
-            0.0455084,   // hangul
-            0.0149816,   // cjk_runs
-            0.000194592, // cjk_punct
+            0.00112916,  // rare_bigrams
+            0.0409136,   // latin_ext_letters
+            0.0441557,   // combining_marks
+            0.118121,    // vietnamese_letters
+            0.0271282,   // cyrillic_letters
+            0.00442663,  // greek_letters
+            0.00302717,  // armenian_letters
+            0.00642617,  // georgian_letters
+            0.00582916,  // hebrew_letters
+            0.010762,    // arabic_letters
+            0.0144437,   // devanagari_letters
+            0.0199772,   // bengali_letters
+            0.00488417,  // tamil_letters
+            0.0143519,   // indic_letters
+            0.00579248,  // thai_letters
+            0.0526326,   // other_letters
+            0.000667448, // script_words
+            0.00292958,  // long_word_excess
+            0.0357468,   // han
+            0.00141811,  // kana
+            0.0686898,   // hangul
+            0.022613,    // cjk_runs
+            0.000293715, // cjk_punct
             0.0,         // digits
-            0.00149524,  // digit_runs
+            0.0022569,   // digit_runs
             0.0,         // digit_triples
-            0.000897112, // space_before_digit
-            0.000956791, // newlines
+            0.00135409,  // space_before_digit
+            0.00144417,  // newlines
             0.0,         // blank_lines
-            0.00020267,  // indent_runs
+            0.000305908, // indent_runs
             0.0,         // indent_chars
-            0.127304,    // tabs
-            0.00698707,  // ascii_punct
-            0.000212191, // punct_runs
-            0.000189369, // punct_before_word
-            0.000967918, // bmp_symbols
+            0.192151,    // tabs
+            0.0105462,   // ascii_punct
+            0.000320278, // punct_runs
+            0.000285832, // punct_before_word
+            0.00146096,  // bmp_symbols
             0.0,         // astral_symbols
-            0.132616,    // emoji
-            0.00536449,  // bmp_emoji
-            0.798711,    // flags
-            0.377115,    // emoji_parts
-            5.49718e-5,  // base64_chars
+            0.20017,     // emoji
+            0.0080971,   // bmp_emoji
+            1.20556,     // flags
+            0.569213,    // emoji_parts
+            8.29737e-5,  // base64_chars
             0.0,         // hex_chars
-            0.000980101, // repeat_pieces
+            0.00147935,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.105307,    // latin_ext_a_letters
-            0.00234814,  // cyrillic_ext_letters
-            0.00801244,  // arabic_ext_letters
+            0.158949,    // latin_ext_a_letters
+            0.00354425,  // cyrillic_ext_letters
+            0.0120939,   // arabic_ext_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -489,61 +489,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             1.23187,    // arabic_ext_letters
         ],
         conservative_text: [
-            1.81645e-6,  // latin_letters
-            0.000607554, // words
-            9.90395e-5,  // case_humps
-            9.06921e-5,  // upper_letters
-            0.0411355,   // caps_letters
-            0.0173799,   // vowels
+            2.23043e-6,  // latin_letters
+            0.000746018, // words
+            0.000121611, // case_humps
+            0.000111361, // upper_letters
+            0.0505104,   // caps_letters
+            0.0213409,   // vowels
             0.0,         // consonant_clusters
-            0.0156614,   // rare_bigrams
-            0.0314875,   // latin_ext_letters
-            0.00182,     // combining_marks
-            0.00319946,  // vietnamese_letters
-            0.0121418,   // cyrillic_letters
-            0.00405027,  // greek_letters
-            0.00743784,  // armenian_letters
-            0.0161712,   // georgian_letters
-            0.00308926,  // hebrew_letters
-            0.00263695,  // arabic_letters
-            0.00506373,  // devanagari_letters
-            0.00834521,  // bengali_letters
-            0.0076024,   // tamil_letters
-            0.0747022,   // indic_letters
-            0.0167028,   // thai_letters
-            1.1901,      // other_letters
-            0.00236705,  // script_words
-            2.36162e-6,  // long_word_excess
-            0.0183739,   // han
-            0.0011655,   // kana
-            0.00343396,  // hangul
-            0.0581972,   // cjk_runs
+            0.0192307,   // rare_bigrams
+            0.0386636,   // latin_ext_letters
+            0.00223479,  // combining_marks
+            0.00392863,  // vietnamese_letters
+            0.0149089,   // cyrillic_letters
+            0.00497334,  // greek_letters
+            0.00913295,  // armenian_letters
+            0.0198566,   // georgian_letters
+            0.00379331,  // hebrew_letters
+            0.00323792,  // arabic_letters
+            0.00621777,  // devanagari_letters
+            0.0102471,   // bengali_letters
+            0.00933502,  // tamil_letters
+            0.0917271,   // indic_letters
+            0.0205095,   // thai_letters
+            1.46133,     // other_letters
+            0.00290652,  // script_words
+            2.89985e-6,  // long_word_excess
+            0.0225614,   // han
+            0.00143112,  // kana
+            0.00421657,  // hangul
+            0.0714605,   // cjk_runs
             0.0,         // cjk_punct
-            0.00108796,  // digits
-            0.00154833,  // digit_runs
-            0.000159501, // digit_triples
+            0.00133591,  // digits
+            0.0019012,   // digit_runs
+            0.000195852, // digit_triples
             0.0,         // space_before_digit
-            0.00133187,  // newlines
+            0.00163541,  // newlines
             0.0,         // blank_lines
             0.0,         // indent_runs
             0.0,         // indent_chars
-            0.053648,    // tabs
-            0.000195231, // ascii_punct
-            0.000458871, // punct_runs
-            0.00105514,  // punct_before_word
-            0.00133874,  // bmp_symbols
+            0.0658746,   // tabs
+            0.000239725, // ascii_punct
+            0.000563449, // punct_runs
+            0.0012956,   // punct_before_word
+            0.00164385,  // bmp_symbols
             0.0,         // astral_symbols
-            0.353595,    // emoji
-            0.155792,    // bmp_emoji
-            0.00774722,  // flags
-            0.129866,    // emoji_parts
-            1.55926e-5,  // base64_chars
-            0.00157945,  // hex_chars
-            0.00116293,  // repeat_pieces
+            0.434181,    // emoji
+            0.191298,    // bmp_emoji
+            0.00951284,  // flags
+            0.159463,    // emoji_parts
+            1.91462e-5,  // base64_chars
+            0.00193941,  // hex_chars
+            0.00142797,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.0953992,   // latin_ext_a_letters
-            0.00253881,  // cyrillic_ext_letters
-            0.0192593,   // arabic_ext_letters
+            0.117141,    // latin_ext_a_letters
+            0.00311741,  // cyrillic_ext_letters
+            0.0236486,   // arabic_ext_letters
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -610,61 +610,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             1.31133,   // arabic_ext_letters
         ],
         conservative_text: [
-            5.28525e-5,  // latin_letters
-            0.000864896, // words
+            5.56708e-5,  // latin_letters
+            0.000911016, // words
             0.0,         // case_humps
-            5.98275e-5,  // upper_letters
-            0.0176804,   // caps_letters
-            0.0145252,   // vowels
+            6.30177e-5,  // upper_letters
+            0.0186232,   // caps_letters
+            0.0152997,   // vowels
             0.0,         // consonant_clusters
-            0.0130212,   // rare_bigrams
-            0.0546622,   // latin_ext_letters
-            0.21512,     // combining_marks
-            0.119484,    // vietnamese_letters
-            0.0236924,   // cyrillic_letters
-            0.00456436,  // greek_letters
-            0.00548187,  // armenian_letters
-            0.0091434,   // georgian_letters
-            0.00881072,  // hebrew_letters
-            0.0209068,   // arabic_letters
-            0.00586198,  // devanagari_letters
-            0.00819018,  // bengali_letters
-            0.0187066,   // tamil_letters
-            0.0209307,   // indic_letters
-            0.0267267,   // thai_letters
-            0.0498393,   // other_letters
-            0.000830247, // script_words
-            8.60219e-5,  // long_word_excess
-            0.00094394,  // han
-            0.000941473, // kana
-            0.00100775,  // hangul
-            0.0446436,   // cjk_runs
-            0.000510767, // cjk_punct
-            0.00125586,  // digits
-            0.00139012,  // digit_runs
+            0.0137155,   // rare_bigrams
+            0.057577,    // latin_ext_letters
+            0.226591,    // combining_marks
+            0.125855,    // vietnamese_letters
+            0.0249558,   // cyrillic_letters
+            0.00480775,  // greek_letters
+            0.00577419,  // armenian_letters
+            0.00963096,  // georgian_letters
+            0.00928054,  // hebrew_letters
+            0.0220217,   // arabic_letters
+            0.00617456,  // devanagari_letters
+            0.00862691,  // bengali_letters
+            0.0197042,   // tamil_letters
+            0.0220468,   // indic_letters
+            0.0281519,   // thai_letters
+            0.052497,    // other_letters
+            0.00087452,  // script_words
+            9.0609e-5,   // long_word_excess
+            0.000994274, // han
+            0.000991676, // kana
+            0.00106149,  // hangul
+            0.0470241,   // cjk_runs
+            0.000538003, // cjk_punct
+            0.00132282,  // digits
+            0.00146425,  // digit_runs
             0.0,         // digit_triples
-            0.00156941,  // space_before_digit
-            0.00851514,  // newlines
+            0.00165309,  // space_before_digit
+            0.0089692,   // newlines
             0.0,         // blank_lines
-            0.000426873, // indent_runs
+            0.000449635, // indent_runs
             0.0,         // indent_chars
-            0.0991308,   // tabs
-            0.00266831,  // ascii_punct
-            0.000346524, // punct_runs
-            0.00560213,  // punct_before_word
-            0.00151924,  // bmp_symbols
+            0.104417,    // tabs
+            0.0028106,   // ascii_punct
+            0.000365003, // punct_runs
+            0.00590086,  // punct_before_word
+            0.00160025,  // bmp_symbols
             0.0,         // astral_symbols
-            0.757618,    // emoji
-            0.0118004,   // bmp_emoji
-            2.07033,     // flags
-            0.00111035,  // emoji_parts
-            0.000113616, // base64_chars
-            5.8747e-5,   // hex_chars
-            0.00163762,  // repeat_pieces
+            0.798018,    // emoji
+            0.0124296,   // bmp_emoji
+            2.18073,     // flags
+            0.00116956,  // emoji_parts
+            0.000119675, // base64_chars
+            6.18796e-5,  // hex_chars
+            0.00172495,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.120293,    // latin_ext_a_letters
-            0.00319939,  // cyrillic_ext_letters
-            0.00214747,  // arabic_ext_letters
+            0.126708,    // latin_ext_a_letters
+            0.00337,     // cyrillic_ext_letters
+            0.00226198,  // arabic_ext_letters
         ],
         per_message: 5.22553,
         per_call: 0.0,
@@ -731,61 +731,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             0.257306,  // arabic_ext_letters
         ],
         conservative_text: [
-            2.88941e-5,  // latin_letters
-            0.000457644, // words
-            9.32182e-5,  // case_humps
-            0.0257286,   // upper_letters
-            0.0252994,   // caps_letters
-            0.000100743, // vowels
-            3.88073e-5,  // consonant_clusters
-            0.00917722,  // rare_bigrams
-            0.0199472,   // latin_ext_letters
-            0.316194,    // combining_marks
-            0.0221555,   // vietnamese_letters
-            0.0127153,   // cyrillic_letters
-            0.0121675,   // greek_letters
-            0.00526518,  // armenian_letters
-            0.0063379,   // georgian_letters
-            0.000293552, // hebrew_letters
-            0.00574669,  // arabic_letters
-            0.0122052,   // devanagari_letters
-            0.00765291,  // bengali_letters
-            0.00419848,  // tamil_letters
-            0.0141883,   // indic_letters
-            0.00431213,  // thai_letters
-            0.0150683,   // other_letters
-            0.00513904,  // script_words
-            3.41047e-5,  // long_word_excess
-            0.00586889,  // han
-            0.000307147, // kana
-            0.000624558, // hangul
-            0.024018,    // cjk_runs
-            0.000700908, // cjk_punct
-            0.000783963, // digits
-            0.00364548,  // digit_runs
+            3.37696e-5,  // latin_letters
+            0.000534866, // words
+            0.000108948, // case_humps
+            0.03007,     // upper_letters
+            0.0295683,   // caps_letters
+            0.000117742, // vowels
+            4.53555e-5,  // consonant_clusters
+            0.0107258,   // rare_bigrams
+            0.0233131,   // latin_ext_letters
+            0.369548,    // combining_marks
+            0.0258939,   // vietnamese_letters
+            0.0148608,   // cyrillic_letters
+            0.0142206,   // greek_letters
+            0.00615361,  // armenian_letters
+            0.00740734,  // georgian_letters
+            0.000343085, // hebrew_letters
+            0.00671637,  // arabic_letters
+            0.0142646,   // devanagari_letters
+            0.00894423,  // bengali_letters
+            0.00490692,  // tamil_letters
+            0.0165824,   // indic_letters
+            0.00503974,  // thai_letters
+            0.0176109,   // other_letters
+            0.00600619,  // script_words
+            3.98594e-5,  // long_word_excess
+            0.00685919,  // han
+            0.000358974, // kana
+            0.000729944, // hangul
+            0.0280707,   // cjk_runs
+            0.000819177, // cjk_punct
+            0.000916246, // digits
+            0.0042606,   // digit_runs
             0.0,         // digit_triples
-            0.0512832,   // space_before_digit
-            0.00114686,  // newlines
+            0.0599365,   // space_before_digit
+            0.00134038,  // newlines
             0.0,         // blank_lines
-            0.000456038, // indent_runs
-            2.05164e-5,  // indent_chars
-            0.135775,    // tabs
-            0.000145787, // ascii_punct
-            0.000529906, // punct_runs
-            0.00822117,  // punct_before_word
-            0.00568302,  // bmp_symbols
+            0.000532988, // indent_runs
+            2.39783e-5,  // indent_chars
+            0.158686,    // tabs
+            0.000170387, // ascii_punct
+            0.000619321, // punct_runs
+            0.00960838,  // punct_before_word
+            0.00664195,  // bmp_symbols
             0.0,         // astral_symbols
-            0.941223,    // emoji
-            0.00193909,  // bmp_emoji
-            0.000509937, // flags
-            0.000374875, // emoji_parts
-            0.000118369, // base64_chars
-            3.80971e-5,  // hex_chars
-            0.000839796, // repeat_pieces
+            1.10004,     // emoji
+            0.00226628,  // bmp_emoji
+            0.000595982, // flags
+            0.00043813,  // emoji_parts
+            0.000138342, // base64_chars
+            4.45255e-5,  // hex_chars
+            0.0009815,   // repeat_pieces
             0.0,         // utf8_bytes
-            0.0722557,   // latin_ext_a_letters
-            0.000870558, // cyrillic_ext_letters
-            0.0166707,   // arabic_ext_letters
+            0.0844478,   // latin_ext_a_letters
+            0.00101745,  // cyrillic_ext_letters
+            0.0194837,   // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -852,61 +852,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             0.0892149, // arabic_ext_letters
         ],
         conservative_text: [
-            0.000735806, // latin_letters
-            0.000767089, // words
+            0.000936568, // latin_letters
+            0.000976386, // words
             0.0,         // case_humps
-            7.58145e-5,  // upper_letters
-            0.0228101,   // caps_letters
-            0.0140351,   // vowels
+            9.65002e-5,  // upper_letters
+            0.0290338,   // caps_letters
+            0.0178645,   // vowels
             0.0,         // consonant_clusters
-            0.00294154,  // rare_bigrams
-            0.0706275,   // latin_ext_letters
-            0.059693,    // combining_marks
-            0.109475,    // vietnamese_letters
-            0.0207097,   // cyrillic_letters
-            0.0130922,   // greek_letters
-            0.0157418,   // armenian_letters
-            0.00515093,  // georgian_letters
-            0.00428329,  // hebrew_letters
-            0.00501324,  // arabic_letters
-            0.00500178,  // devanagari_letters
-            0.0174206,   // bengali_letters
-            0.00497979,  // tamil_letters
-            0.0119551,   // indic_letters
-            0.0233784,   // thai_letters
-            0.0420849,   // other_letters
-            0.000412586, // script_words
-            2.44652e-5,  // long_word_excess
-            0.00117472,  // han
-            0.0010091,   // kana
-            0.00114178,  // hangul
-            0.060518,    // cjk_runs
-            0.000503995, // cjk_punct
+            0.00374413,  // rare_bigrams
+            0.089898,    // latin_ext_letters
+            0.0759801,   // combining_marks
+            0.139344,    // vietnamese_letters
+            0.0263603,   // cyrillic_letters
+            0.0166644,   // greek_letters
+            0.0200369,   // armenian_letters
+            0.00655635,  // georgian_letters
+            0.00545197,  // hebrew_letters
+            0.00638108,  // arabic_letters
+            0.0063665,   // devanagari_letters
+            0.0221738,   // bengali_letters
+            0.00633851,  // tamil_letters
+            0.015217,    // indic_letters
+            0.0297571,   // thai_letters
+            0.0535676,   // other_letters
+            0.000525159, // script_words
+            3.11405e-5,  // long_word_excess
+            0.00149523,  // han
+            0.00128444,  // kana
+            0.00145331,  // hangul
+            0.0770302,   // cjk_runs
+            0.000641509, // cjk_punct
             0.0,         // digits
-            0.00238746,  // digit_runs
+            0.00303887,  // digit_runs
             0.0,         // digit_triples
-            0.00158305,  // space_before_digit
-            0.00155728,  // newlines
+            0.00201499,  // space_before_digit
+            0.00198218,  // newlines
             0.0,         // blank_lines
-            0.000334434, // indent_runs
+            0.000425683, // indent_runs
             0.0,         // indent_chars
-            0.109,       // tabs
-            0.00797291,  // ascii_punct
-            0.000394736, // punct_runs
-            0.000368344, // punct_before_word
-            0.00149451,  // bmp_symbols
+            0.13874,     // tabs
+            0.0101483,   // ascii_punct
+            0.000502438, // punct_runs
+            0.000468846, // punct_before_word
+            0.00190229,  // bmp_symbols
             0.0,         // astral_symbols
-            0.221002,    // emoji
-            0.0108846,   // bmp_emoji
-            0.616357,    // flags
-            0.680975,    // emoji_parts
-            0.000145605, // base64_chars
-            3.35009e-5,  // hex_chars
-            0.00160454,  // repeat_pieces
+            0.281302,    // emoji
+            0.0138544,   // bmp_emoji
+            0.784529,    // flags
+            0.866777,    // emoji_parts
+            0.000185333, // base64_chars
+            4.26415e-5,  // hex_chars
+            0.00204233,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.270607,    // latin_ext_a_letters
-            0.796037,    // cyrillic_ext_letters
-            0.170488,    // arabic_ext_letters
+            0.344441,    // latin_ext_a_letters
+            1.01323,     // cyrillic_ext_letters
+            0.217005,    // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -973,61 +973,61 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
             0.523102,  // arabic_ext_letters
         ],
         conservative_text: [
-            0.00304901,  // latin_letters
-            0.000501928, // words
+            0.0037642,   // latin_letters
+            0.000619664, // words
             0.0,         // case_humps
-            0.000197839, // upper_letters
-            0.00360858,  // caps_letters
-            0.00197416,  // vowels
+            0.000244246, // upper_letters
+            0.00445503,  // caps_letters
+            0.00243724,  // vowels
             0.0,         // consonant_clusters
-            0.0160401,   // rare_bigrams
-            0.028973,    // latin_ext_letters
-            0.0736618,   // combining_marks
-            0.0670573,   // vietnamese_letters
-            0.016727,    // cyrillic_letters
-            0.00420226,  // greek_letters
-            0.0122948,   // armenian_letters
-            0.0117813,   // georgian_letters
-            0.0061505,   // hebrew_letters
-            0.00561137,  // arabic_letters
-            0.00774072,  // devanagari_letters
-            0.0308419,   // bengali_letters
-            0.00857196,  // tamil_letters
-            0.028141,    // indic_letters
-            0.0125978,   // thai_letters
-            0.0377444,   // other_letters
-            0.00044064,  // script_words
+            0.0198026,   // rare_bigrams
+            0.0357691,   // latin_ext_letters
+            0.0909405,   // combining_marks
+            0.0827868,   // vietnamese_letters
+            0.0206507,   // cyrillic_letters
+            0.00518798,  // greek_letters
+            0.0151788,   // armenian_letters
+            0.0145448,   // georgian_letters
+            0.00759321,  // hebrew_letters
+            0.00692761,  // arabic_letters
+            0.00955645,  // devanagari_letters
+            0.0380765,   // bengali_letters
+            0.0105827,   // tamil_letters
+            0.0347419,   // indic_letters
+            0.0155528,   // thai_letters
+            0.0465981,   // other_letters
+            0.000544,    // script_words
             0.0,         // long_word_excess
-            0.00163362,  // han
-            0.000761664, // kana
-            0.000948088, // hangul
-            0.0558698,   // cjk_runs
-            0.000572118, // cjk_punct
+            0.00201682,  // han
+            0.000940326, // kana
+            0.00117048,  // hangul
+            0.0689751,   // cjk_runs
+            0.000706318, // cjk_punct
             0.0,         // digits
-            0.00168974,  // digit_runs
+            0.0020861,   // digit_runs
             0.0,         // digit_triples
-            0.00460984,  // space_before_digit
-            0.00129759,  // newlines
+            0.00569117,  // space_before_digit
+            0.00160197,  // newlines
             0.0,         // blank_lines
-            0.000341246, // indent_runs
+            0.000421291, // indent_runs
             0.0,         // indent_chars
-            0.014692,    // tabs
-            0.0048661,   // ascii_punct
-            0.000266485, // punct_runs
-            0.000482474, // punct_before_word
-            0.00123762,  // bmp_symbols
+            0.0181383,   // tabs
+            0.00600752,  // ascii_punct
+            0.000328994, // punct_runs
+            0.000595647, // punct_before_word
+            0.00152793,  // bmp_symbols
             0.0,         // astral_symbols
-            0.424084,    // emoji
-            0.00605417,  // bmp_emoji
-            0.815558,    // flags
-            0.00128278,  // emoji_parts
-            8.86173e-5,  // base64_chars
-            0.000145253, // hex_chars
-            0.00118198,  // repeat_pieces
+            0.52356,     // emoji
+            0.00747428,  // bmp_emoji
+            1.00686,     // flags
+            0.00158368,  // emoji_parts
+            0.000109404, // base64_chars
+            0.000179324, // hex_chars
+            0.00145924,  // repeat_pieces
             0.0,         // utf8_bytes
-            0.0950554,   // latin_ext_a_letters
-            0.0019533,   // cyrillic_ext_letters
-            0.0314071,   // arabic_ext_letters
+            0.117352,    // latin_ext_a_letters
+            0.00241148,  // cyrillic_ext_letters
+            0.0387742,   // arabic_ext_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
