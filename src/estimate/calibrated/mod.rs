@@ -11,8 +11,9 @@
 //! corpus: one set per [`TokenizerFamily`] plus a `universal` set for hosts
 //! that do not say which tokenizer they run. Each set has two variants:
 //! [`EstimateVariant::Calibrated`] (unbiased, for display and accounting)
-//! and [`EstimateVariant::Conservative`] (scaled so it rarely under-counts,
-//! for threshold decisions).
+//! and [`EstimateVariant::Conservative`] (the calibrated estimate plus a
+//! margin that follows its uncertainty, so it rarely under-counts, for
+//! threshold decisions).
 //!
 //! Counts are per `char` (Unicode scalar value), never per byte or UTF-16
 //! unit, so a string gives the same estimate whether it came from JavaScript
