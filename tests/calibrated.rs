@@ -307,6 +307,46 @@ fn conservative_is_never_below_calibrated() {
 }
 
 #[test]
+fn conservative_keeps_its_bounds_on_random_text() {
+    // Between the calibrated estimate and the byte bound (for byte-level
+    // families), and finite, on strings drawn from every script's classes
+    // and from runs of one character, short and long.
+    let pool: Vec<char> = "aZ9 \n\t.,;{}\"'=-_éüşểΩжԱქאعहবதกខ가中カ😀🇫🇷\u{301}\u{200c}"
+        .chars()
+        .collect();
+    let mut bits: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        bits ^= bits << 13;
+        bits ^= bits >> 7;
+        bits ^= bits << 17;
+        bits
+    };
+    for i in 0..3_000 {
+        let len = if i % 100 == 0 {
+            5_000
+        } else {
+            (next() % 120) as usize
+        };
+        let text: String = if i % 7 == 0 {
+            let c = pool[(next() % pool.len() as u64) as usize];
+            core::iter::repeat_n(c, len).collect()
+        } else {
+            (0..len)
+                .map(|_| pool[(next() % pool.len() as u64) as usize])
+                .collect()
+        };
+        for family in TokenizerFamily::ALL {
+            let cal = CalibratedEstimator::new(family, EstimateVariant::Calibrated).text(&text);
+            let cons = CalibratedEstimator::new(family, EstimateVariant::Conservative).text(&text);
+            assert!(cons.is_finite() && cons >= cal, "{family:?} {text:?}");
+            if family.weights().bytes_bound {
+                assert!(cons <= text.len() as f64, "{family:?} {text:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn conservative_margin_follows_the_estimates_uncertainty() {
     // A short text gets a margin of tokens, a long regular one a few
     // percent: the relative margin shrinks as the text grows, and every
