@@ -544,7 +544,7 @@ pub fn fit_spread(
     let scaled = |z: f64| {
         let mut row = [0.0f32; FEATURE_COUNT];
         for (r, x) in row.iter_mut().zip(&v) {
-            *r = round6(x * z * z) as f32;
+            *r = round_spread(x * z * z);
         }
         row
     };
@@ -591,6 +591,20 @@ fn round6(x: f64) -> f64 {
     }
     let mag = 10f64.powi(5 - x.abs().log10().floor() as i32);
     (x * mag).round() / mag
+}
+
+/// A spread weight to 8 significant bits, to the nearest: the row sets a
+/// margin, where 0.4% of a variance is 0.2% of the margin, and weights
+/// whose low 16 bits are zero compress in the web build (about 700 bytes
+/// gzip for the table, against six significant digits).
+fn round_spread(x: f64) -> f32 {
+    let bits = (x as f32).to_bits();
+    if !x.is_finite() || x <= 0.0 {
+        return 0.0;
+    }
+    // Adding half of the dropped part carries into the kept bits (and the
+    // exponent) when it should.
+    f32::from_bits(bits.saturating_add(0x8000) & !0xFFFF)
 }
 
 /// Fits every family's weights on the given samples and histories.
