@@ -421,9 +421,31 @@ export function tokensOfCounts(counts, weights, variant) {
   // A byte-level BPE never gives more tokens than UTF-8 bytes.
   const most = weights.bytes_bound ? counts[UTF8_BYTES] : Infinity;
   const calibrated = Math.min(Math.max(dot(counts, weights.text), 0), most);
-  return variant === "conservative"
-    ? Math.max(Math.min(dot(counts, weights.conservative_text), most), calibrated)
-    : calibrated;
+  if (variant !== "conservative") return calibrated;
+  // The calibrated estimate plus its spread's margin (SPREAD_TOKENS in
+  // src/estimate/calibrated/mod.rs, and its square root, which gives the
+  // same double as Math.sqrt's or one ulp off).
+  const variance = dot(counts, weights.conservative_text) * (SPREAD_TOKENS + calibrated);
+  return Math.max(Math.min(calibrated + sqrt(Math.max(variance, 0)), most), calibrated);
+}
+
+/** Where the spread turns from the counts' square root to their size. */
+const SPREAD_TOKENS = 40;
+
+/** The estimator's square root (Newton's from the halved exponent). */
+function sqrt(x) {
+  if (!(x > 0)) return 0;
+  if (x === Infinity) return x;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  view.setBigUint64(0, (view.getBigUint64(0) >> 1n) + 0x1ff8000000000000n);
+  let g = view.getFloat64(0);
+  for (let i = 0; i < 64; i++) {
+    const next = 0.5 * (g + x / g);
+    if (next === g) break;
+    g = next;
+  }
+  return g;
 }
 
 /**

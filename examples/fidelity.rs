@@ -1,8 +1,12 @@
 //! How close the estimators come to real token counts.
 //!
 //! ```text
-//! cargo run --release --example fidelity -- <corpus.jsonl> [histories.jsonl] [--cv K] [--multilingual FILE] [--all-splits]
+//! cargo run --release --example fidelity -- <corpus.jsonl> [histories.jsonl] [--cv K] [--multilingual FILE] [--all-splits] [--under-share S]
 //! ```
+//! `--under-share S` refits the weights (as `scripts/fit-estimator` would)
+//! with the conservative margin set to leave the share S of the fitting
+//! samples under 0.9 instead of 0.5%, to measure the trade-off between that
+//! share and the medians (with `--cv`, each fold's fit uses it).
 //! (`scripts/fidelity` runs it.) For each tokenizer family and category it
 //! prints the median, p5 and p95 of estimate ÷ actual, the mean |error| and
 //! the share of samples under 0.9, for the calibrated and conservative
@@ -53,10 +57,18 @@ fn run() -> Result<(), String> {
     let mut multilingual = None;
     let mut all_splits = false;
     let mut ceiling = false;
+    let mut refit = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--multilingual" {
             multilingual = Some(args.next().ok_or("--multilingual needs a file")?);
+        } else if a == "--under-share" {
+            let v = args.next().ok_or("--under-share needs a share")?;
+            let v: f64 = v
+                .parse()
+                .map_err(|_| format!("--under-share: not a number: {v}"))?;
+            common::UNDER_SHARE.store(v.to_bits(), std::sync::atomic::Ordering::Relaxed);
+            refit = true;
         } else if a == "--all-splits" {
             all_splits = true;
         } else if a == "--ceiling" {
@@ -85,6 +97,14 @@ fn run() -> Result<(), String> {
         Some(p) => common::load_histories(p)?,
         None => Vec::new(),
     };
+    if refit {
+        // What `scripts/fit-estimator` would write with this share.
+        let weights = common::fit_all(
+            &samples.iter().collect::<Vec<_>>(),
+            &histories.iter().collect::<Vec<_>>(),
+        );
+        let _ = REFITTED.set(weights);
+    }
 
     if ceiling && folds.is_some() {
         return Err("--ceiling and --cv exclude each other".into());
@@ -117,6 +137,7 @@ fn run() -> Result<(), String> {
         shipped()
     };
     let records = text_records(&samples, folds, &weights);
+    print_spread(&samples, &records);
     let text = table(&samples, &records, |i| i < n_dev);
     print_text(&text);
     if multilingual.is_some() {
@@ -136,8 +157,49 @@ fn run() -> Result<(), String> {
 /// Ratios keyed by (family, variant, category); category "ALL" pools all.
 type Table = BTreeMap<(usize, usize, String), Ratios>;
 
+/// The calibrated error by size, on the samples fitted (the dev corpus and
+/// the multilingual `fit` split), per family: the root mean square of
+/// (real − estimate) ÷ real, unrounded, by real count. What the
+/// conservative margin's model of the spread follows (`SPREAD_TOKENS`).
+fn print_spread(samples: &[Sample], records: &[Record]) {
+    const EDGES: [f64; 8] = [0.0, 5.0, 10.0, 20.0, 50.0, 100.0, 300.0, f64::INFINITY];
+    println!("## Spread by size: calibrated relative error's root mean square, fitted samples\n");
+    print!("{:<10}", "family");
+    for w in EDGES.windows(2) {
+        let label = if w[1].is_finite() {
+            format!("≤{}", w[1])
+        } else {
+            format!(">{}", w[0])
+        };
+        print!(" | {label:>9}");
+    }
+    println!("  (root mean square, samples)");
+    for (fi, family) in TokenizerFamily::ALL.into_iter().enumerate().skip(1) {
+        print!("{:<10}", family.name());
+        for w in EDGES.windows(2) {
+            let errors: Vec<f64> = records
+                .iter()
+                .filter(|r| r.family == fi && samples[r.sample].split != "holdout")
+                .filter(|r| r.actual > w[0] && r.actual <= w[1])
+                .map(|r| ((r.actual - r.unrounded) / r.actual).powi(2))
+                .collect();
+            let rms = (errors.iter().sum::<f64>() / errors.len().max(1) as f64).sqrt();
+            print!(" | {:>9}", format!("{rms:.3} {}", errors.len()));
+        }
+        println!();
+    }
+    println!();
+}
+
+/// The weights refitted by `--under-share` (else the shipped ones are used).
+static REFITTED: std::sync::OnceLock<[FamilyWeights; common::FAMILIES]> =
+    std::sync::OnceLock::new();
+
 fn shipped() -> [FamilyWeights; common::FAMILIES] {
-    TokenizerFamily::ALL.map(|f| *f.weights())
+    REFITTED
+        .get()
+        .copied()
+        .unwrap_or_else(|| TokenizerFamily::ALL.map(|f| *f.weights()))
 }
 
 /// Every sample's estimates against each tokenizer it was counted by: with
@@ -186,6 +248,8 @@ fn text_records(
                     (s.utf16_len / 4.0).ceil(),
                     s.tokenx,
                 ];
+                let unrounded =
+                    common::estimator(&weights[fi], EstimateVariant::Calibrated).text(&s.text);
                 for (ti, tok) in TOKENIZERS.into_iter().enumerate() {
                     // A family's own weights meet its own tokenizer; universal meets all.
                     if family != TokenizerFamily::Universal && family != tok {
@@ -198,6 +262,7 @@ fn text_records(
                             tokenizer: ti,
                             estimates,
                             actual: s.tokens[ti],
+                            unrounded,
                         });
                     }
                 }

@@ -20,6 +20,8 @@ pub struct Record {
     pub estimates: [f64; 4],
     /// The tokenizer's count.
     pub actual: f64,
+    /// The calibrated estimate before rounding.
+    pub unrounded: f64,
 }
 
 const CAL: usize = 0;

@@ -11,8 +11,9 @@
 //! corpus: one set per [`TokenizerFamily`] plus a `universal` set for hosts
 //! that do not say which tokenizer they run. Each set has two variants:
 //! [`EstimateVariant::Calibrated`] (unbiased, for display and accounting)
-//! and [`EstimateVariant::Conservative`] (scaled so it rarely under-counts,
-//! for threshold decisions).
+//! and [`EstimateVariant::Conservative`] (the calibrated estimate plus a
+//! margin that follows its uncertainty, so it rarely under-counts, for
+//! threshold decisions).
 //!
 //! Counts are per `char` (Unicode scalar value), never per byte or UTF-16
 //! unit, so a string gives the same estimate whether it came from JavaScript
@@ -55,8 +56,10 @@ pub use family::TokenizerFamily;
 pub enum EstimateVariant {
     /// Unbiased: as often over as under. For display and accounting.
     Calibrated,
-    /// Content scaled up so that it falls under 0.9 × the real count on
-    /// fewer than 1% of the fitting samples. For threshold decisions, where
+    /// The calibrated estimate plus a margin that follows its uncertainty
+    /// (a few tokens on a short or unusual text, a few percent on a long
+    /// regular one), sized so that it falls under 0.9 × the real count on
+    /// about 0.5% of the fitting samples. For threshold decisions, where
     /// the estimate may only make compaction trigger earlier.
     #[default]
     Conservative,
@@ -117,15 +120,61 @@ impl CalibratedEstimator {
         let calibrated = features.dot(&self.weights.text).max(0.0).min(most);
         match self.variant {
             EstimateVariant::Calibrated => calibrated,
-            // The two weight sets differ count by count, so on a short or
-            // odd text the bound could fall under the unbiased estimate;
-            // never let it.
-            EstimateVariant::Conservative => features
-                .dot(&self.weights.conservative_text)
-                .min(most)
-                .max(calibrated),
+            // The margin follows the estimate's spread: `conservative_text`
+            // prices each count's share of the variance of the calibrated
+            // error (scaled by the fit's z²), which grows like the counts
+            // for short texts and like their square for long ones
+            // (`SPREAD_TOKENS`). A short or unusual text gets a margin of a
+            // few tokens, a long regular one a few percent. The margin is
+            // never negative, so the bound is never under the estimate.
+            EstimateVariant::Conservative => {
+                let variance =
+                    features.dot(&self.weights.conservative_text) * (SPREAD_TOKENS + calibrated);
+                (calibrated + sqrt(variance.max(0.0)))
+                    .min(most)
+                    .max(calibrated)
+            }
         }
     }
+}
+
+/// Where the calibrated error's spread turns from growing like the square
+/// root of a text's size to growing like its size: the variance of the
+/// error is modelled as `conservative_text · counts × (SPREAD_TOKENS +
+/// calibrated)`. Errors of separate pieces add up (variance linear in the
+/// counts) while a text's own rate (its language, its vocabulary's fit)
+/// scales the whole text (variance in the square). On the fitted samples
+/// the calibrated error's root mean square, relative to the real count, is
+/// about 0.3 up to 5 tokens, 0.2 up to 10, 0.14 up to 20, 0.1 up to 50 and
+/// 0.06–0.1 beyond 100 (`scripts/fidelity`'s "spread by size"), which
+/// `n × (40 + n)` follows (20 and 80 were tried: docs/estimator.md).
+/// `examples/common`'s fit reads it.
+#[doc(hidden)]
+pub const SPREAD_TOKENS: f64 = 40.0;
+
+/// The square root, the same double on every target: `core` has none on
+/// stable Rust (the wasm build is `no_std`), and std's and a port's could
+/// differ in the last bit. Newton's iteration from a guess made of the
+/// exponent halved, to within an ulp of the true root. 0 for 0, negatives and NaN.
+fn sqrt(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return 0.0;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    // Halving the bits halves the exponent: within 6% of the root.
+    let mut g = f64::from_bits((x.to_bits() >> 1) + 0x1FF8_0000_0000_0000);
+    // (Far from the root for subnormals, so iterate until it settles; it
+    // may end swinging between two neighbours, hence the bound.)
+    for _ in 0..64 {
+        let next = 0.5 * (g + x / g);
+        if next == g {
+            break;
+        }
+        g = next;
+    }
+    g
 }
 
 /// Counts of what a provider sends for a function call: its name and the
@@ -166,6 +215,32 @@ fn scan_json<T: crate::json::ToJson + ?Sized>(value: &T) -> TextFeatures {
 #[cfg(all(test, not(feature = "refit")))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sqrt_is_within_an_ulp_of_stds() {
+        let mut bits: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut values = vec![f64::MIN_POSITIVE, 1e-300, 0.25, 1.0, 2.0, 1e300, f64::MAX];
+        for _ in 0..100_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            values.push(f64::from_bits(bits >> 1));
+            values.push((bits % 100_000_000) as f64 / 64.0);
+        }
+        for x in values.into_iter().filter(|x| x.is_finite() && *x > 0.0) {
+            let (ours, std) = (sqrt(x).to_bits(), x.sqrt().to_bits());
+            assert!(
+                ours.abs_diff(std) <= 1,
+                "sqrt {x:e}: {} vs {}",
+                sqrt(x),
+                x.sqrt()
+            );
+        }
+        for x in [0.0, -0.0, -1.0, f64::NAN, f64::NEG_INFINITY] {
+            assert_eq!(sqrt(x), 0.0);
+        }
+        assert_eq!(sqrt(f64::INFINITY), f64::INFINITY);
+    }
 
     #[test]
     fn weight_table_was_fitted_with_these_counts() {
