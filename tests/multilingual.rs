@@ -117,8 +117,9 @@ fn on_unseen_text_every_family_beats_tokenx_and_characters_over_four() {
             100.0 * chars
         );
         assert!(ours < tokenx && ours < chars, "{family:?}");
-        // A regression guard at the measured level (13–19% with the table
-        // of this commit; issue 23 asks for 10%, not yet met).
+        // A regression guard at the measured level (11–14% with the
+        // shipped table on the held-out split with its Debian samples,
+        // 13–19% on the wheels' alone; issue 23 asks for 10%, not yet met).
         assert!(ours < 0.20, "{family:?}: {:.1}%", 100.0 * ours);
     }
 }

@@ -177,4 +177,5 @@ def main():
     print(f"make_corpus.py: {len(rows)} samples in {len(langs)} languages -> {out_path}", file=sys.stderr)
 
 
-main()
+if __name__ == "__main__":
+    main()
