@@ -193,10 +193,20 @@ fn degenerate_inputs_are_estimated_within_a_sane_factor() {
             );
         }
     }
-    // A separator line is a couple of tokens for every family, not one per dash.
+    // A separator line is a couple of tokens for every family, not one per
+    // dash (80). `universal`'s conservative margin covers seven
+    // vocabularies, so on a short text it is several tokens (7.7 here).
     let rule = format!("{}\n", "-".repeat(80));
-    for est in all_estimators() {
-        assert!(est.text(&rule) < 6.0, "{est:?}: {}", est.text(&rule));
+    for f in TokenizerFamily::ALL {
+        for v in [EstimateVariant::Calibrated, EstimateVariant::Conservative] {
+            let est = CalibratedEstimator::new(f, v);
+            let most = if f == TokenizerFamily::Universal && v == EstimateVariant::Conservative {
+                10.0
+            } else {
+                6.0
+            };
+            assert!(est.text(&rule) < most, "{est:?}: {}", est.text(&rule));
+        }
     }
 }
 
@@ -216,15 +226,15 @@ fn pinned_estimates_on_fixed_inputs() {
         CalibratedEstimator::new(TokenizerFamily::O200k, EstimateVariant::Conservative);
     let universal =
         CalibratedEstimator::new(TokenizerFamily::Universal, EstimateVariant::Calibrated);
-    assert_eq!(o200k.text("Hello, world!"), 3.423347979784012);
-    assert_eq!(o200k_cons.text("Hello, world!"), 4.965305783917879);
-    assert_eq!(o200k.text("你好，世界！这是一个测试。"), 8.600970808416605);
+    assert_eq!(o200k.text("Hello, world!"), 3.7251259554177523);
+    assert_eq!(o200k_cons.text("Hello, world!"), 5.678970508166752);
+    assert_eq!(o200k.text("你好，世界！这是一个测试。"), 9.066332876682281);
     assert_eq!(
         universal.text("fn main() { println!(\"{}\", 42); }"),
-        11.701552905142307
+        11.623369568958879
     );
     let call = obj(json!({"name": "read_file", "args": {"file_path": "src/lib.rs"}}));
-    assert_eq!(o200k.function_call(&call), 11.141895458102226);
+    assert_eq!(o200k.function_call(&call), 11.37394531071186);
     assert_eq!(o200k.per_message(), 4.23696);
 }
 
@@ -387,8 +397,15 @@ fn conservative_margin_follows_the_estimates_uncertainty() {
             cons.text(&t) / cal.text(&t)
         };
         let (one, ten, hundred) = (relative(1), relative(10), relative(100));
+        // At 100 sentences the margin is 16–25% per family (qwen 1.25) and
+        // 29% on `universal`, which covers seven tokenizers' spread at once.
+        let most = if family == TokenizerFamily::Universal {
+            1.35
+        } else {
+            1.3
+        };
         assert!(
-            one > ten && ten > hundred && hundred < 1.25,
+            one > ten && ten > hundred && hundred < most,
             "{family:?}: {one:.3} {ten:.3} {hundred:.3}"
         );
     }
