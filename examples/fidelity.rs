@@ -65,21 +65,20 @@ fn run() -> Result<(), String> {
     while let Some(a) = args.next() {
         if a == "--multilingual" {
             multilingual = Some(args.next().ok_or("--multilingual needs a file")?);
-        } else if a == "--multilingual-weight" {
-            let v = args.next().ok_or("--multilingual-weight needs a weight")?;
+        } else if let Some(knob) = match a.as_str() {
+            "--multilingual-weight" => Some(&common::ML_WEIGHT),
+            "--under-share" => Some(&common::UNDER_SHARE),
+            _ => None,
+        } {
+            // Both are a positive number that the refit uses instead of
+            // the fit's constant.
+            let v = args.next().ok_or_else(|| format!("{a} needs a number"))?;
             let v: f64 = v
                 .parse()
                 .ok()
-                .filter(|w: &f64| *w > 0.0 && w.is_finite())
-                .ok_or_else(|| format!("--multilingual-weight: not a positive number: {v}"))?;
-            common::ML_WEIGHT.store(v.to_bits(), std::sync::atomic::Ordering::Relaxed);
-            refit = true;
-        } else if a == "--under-share" {
-            let v = args.next().ok_or("--under-share needs a share")?;
-            let v: f64 = v
-                .parse()
-                .map_err(|_| format!("--under-share: not a number: {v}"))?;
-            common::UNDER_SHARE.store(v.to_bits(), std::sync::atomic::Ordering::Relaxed);
+                .filter(|x: &f64| *x > 0.0 && x.is_finite())
+                .ok_or_else(|| format!("{a}: not a positive number: {v}"))?;
+            knob.set(v);
             refit = true;
         } else if a == "--all-splits" {
             all_splits = true;

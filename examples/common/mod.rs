@@ -85,17 +85,32 @@ const REPEAT_PIECE_TOKENS: f64 = 1.0;
 /// samples under 2% (0.5% reaches 2.1% on claude).
 pub const CONSERVATIVE_UNDER_SHARE: f64 = 0.003;
 
-/// The share the fit uses: `CONSERVATIVE_UNDER_SHARE`, unless `fidelity
-/// --under-share` set another to measure the trade-off (bits of an `f64`;
-/// 0 for the default).
-pub static UNDER_SHARE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// A constant of the fit that `fidelity` may set to another value for one
+/// run, to measure a trade-off (the bits of an `f64`; 0 until set).
+pub struct Knob(std::sync::atomic::AtomicU64);
 
-fn under_share() -> f64 {
-    match UNDER_SHARE.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => CONSERVATIVE_UNDER_SHARE,
-        bits => f64::from_bits(bits),
+impl Knob {
+    const fn new() -> Self {
+        Self(std::sync::atomic::AtomicU64::new(0))
+    }
+
+    pub fn set(&self, value: f64) {
+        self.0
+            .store(value.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The value set, else `constant`.
+    fn or(&self, constant: f64) -> f64 {
+        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => constant,
+            bits => f64::from_bits(bits),
+        }
     }
 }
+
+/// The share the fit uses instead of `CONSERVATIVE_UNDER_SHARE`
+/// (`fidelity --under-share`).
+pub static UNDER_SHARE: Knob = Knob::new();
 
 /// One line of `tokens-dev.jsonl` or `multilingual-dev.jsonl`.
 #[derive(Clone)]
@@ -443,17 +458,9 @@ fn solve_free(a: &[f64], b: &[f64], p: usize, free: &[bool]) -> Vec<f64> {
 /// 0–0.7 points above full weight's (docs/estimator.md).
 pub const MULTILINGUAL_WEIGHT: f64 = 0.3;
 
-/// The weight the fit uses: `MULTILINGUAL_WEIGHT`, unless `fidelity
-/// --multilingual-weight` set another (bits of an `f64`; 0 for the
-/// default).
-pub static ML_WEIGHT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-fn multilingual_weight() -> f64 {
-    match ML_WEIGHT.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => MULTILINGUAL_WEIGHT,
-        bits => f64::from_bits(bits),
-    }
-}
+/// The weight the fit uses instead of `MULTILINGUAL_WEIGHT`
+/// (`fidelity --multilingual-weight`).
+pub static ML_WEIGHT: Knob = Knob::new();
 
 pub fn fit_text(
     rows: &[(&TextFeatures, f64)],
@@ -596,7 +603,7 @@ pub fn fit_spread(
             .iter()
             .filter(|(f, y)| conservative.features(f).ceil() < 0.9 * y)
             .count();
-        if under as f64 <= under_share() * rows.len() as f64 {
+        if under as f64 <= UNDER_SHARE.or(CONSERVATIVE_UNDER_SHARE) * rows.len() as f64 {
             break;
         }
         z += Z_STEP;
@@ -678,7 +685,7 @@ pub fn fit_all(samples: &[&Sample], histories: &[&History]) -> [FamilyWeights; F
                 if s.kind.is_empty() {
                     1.0
                 } else {
-                    multilingual_weight()
+                    ML_WEIGHT.or(MULTILINGUAL_WEIGHT)
                 }
             })
             .collect();
