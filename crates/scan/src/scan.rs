@@ -181,6 +181,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     let mut runs = Runs::default();
     let mut repeat = Repeat { prev: 0, same: 0 };
     let mut case_mask = !0u16;
+    let mut vietnamese = VietnameseLine::default();
 
     // The UTF-8 bytes, not `chars()`: most text is ASCII, and an ASCII byte
     // is its own character, answered by one table lookup. Other characters
@@ -226,6 +227,7 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
             letters.prev = NO_LETTER;
             if b == b'\n' {
                 blank_lines += u32::from(after_newline);
+                vietnamese = VietnameseLine::default();
             }
             runs.ascii(bits, &mut f);
             next = c;
@@ -241,8 +243,21 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 upper,
                 lower,
             } = other(u);
-            if let Some(count) = count {
-                f[count] += 1;
+            match count {
+                // A letter of Latin-1 or Latin Extended-A/B (not IPA's, which
+                // follow): Vietnamese's on a Vietnamese line.
+                Some(count @ (F::latin_ext_letters | F::latin_ext_a_letters)) if u <= 0x24F => {
+                    vietnamese.latin_letter(u, count, &mut f);
+                }
+                Some(count) => {
+                    f[count] += 1;
+                    if count == F::vietnamese_letters {
+                        vietnamese.start(&mut f);
+                    } else if c == Class::Newline {
+                        vietnamese = VietnameseLine::default();
+                    }
+                }
+                None => {}
             }
             if c == Class::Letter {
                 letters.script_letter(count, upper, lower, class != Class::Letter, &mut f);
@@ -282,6 +297,62 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
     letters.add_to(&mut f);
     add_counts(&mut f, &transitions, &ascii);
     f
+}
+
+/// Whether the current line is Vietnamese: it has a letter only Vietnamese
+/// writes (U+1EA0 to U+1EF9, ơ, ư). On such a line the Latin-1 and Latin
+/// Extended-A/B letters (à ê ô ă đ …) count as `vietnamese_line_letters`,
+/// those before that letter too: Vietnamese's syllables are whole tokens
+/// of the vocabularies, where a European language's accented letter often
+/// costs one. Measured on the multilingual corpus's Vietnamese: a line
+/// takes 94% of its Latin-1 and Extended-A letters, a word (a word with
+/// such a letter) 25%, as most words carry Latin-1's accents alone
+/// (`không`, `có`, `các`). No other language of the corpora writes those
+/// letters; ă (Romanian) and đ (Croatian) are not enough.
+#[derive(Default)]
+struct VietnameseLine {
+    /// A letter only Vietnamese writes came since the line began.
+    on: bool,
+    /// Before it: the line's Latin-1 and Latin Extended-A/B letters,
+    /// counted as `latin_ext_letters` and `latin_ext_a_letters`.
+    latin1: u32,
+    ext_a: u32,
+}
+
+impl VietnameseLine {
+    /// A letter of Latin-1 or Latin Extended-A/B (`u`, at most U+024F), of
+    /// `count` (`latin_ext_letters` or `latin_ext_a_letters`).
+    #[inline(always)]
+    fn latin_letter(&mut self, u: u32, count: F, f: &mut TextFeatures) {
+        // Ơ ơ Ư ư.
+        if let 0x1A0 | 0x1A1 | 0x1AF | 0x1B0 = u {
+            self.start(f);
+        }
+        if self.on {
+            f[F::vietnamese_line_letters] += 1;
+        } else {
+            f[count] += 1;
+            if count == F::latin_ext_letters {
+                self.latin1 += 1;
+            } else {
+                self.ext_a += 1;
+            }
+        }
+    }
+
+    /// A letter only Vietnamese writes: the line is Vietnamese, and its
+    /// Latin letters so far move to `vietnamese_line_letters`.
+    #[inline(always)]
+    fn start(&mut self, f: &mut TextFeatures) {
+        if !self.on {
+            self.on = true;
+            // Counted above when they came, so this does not wrap.
+            f[F::latin_ext_letters] -= self.latin1;
+            f[F::latin_ext_a_letters] -= self.ext_a;
+            f[F::vietnamese_line_letters] += self.latin1 + self.ext_a;
+            (self.latin1, self.ext_a) = (0, 0);
+        }
+    }
 }
 
 /// The current run of ASCII alphanumerics (its length and the OR and AND of
