@@ -227,7 +227,6 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
             letters.prev = NO_LETTER;
             if b == b'\n' {
                 blank_lines += u32::from(after_newline);
-                vietnamese = VietnameseLine::default();
             }
             runs.ascii(bits, &mut f);
             next = c;
@@ -243,21 +242,20 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
                 upper,
                 lower,
             } = other(u);
-            match count {
-                // A letter of Latin-1 or Latin Extended-A/B (not IPA's, which
-                // follow): Vietnamese's on a Vietnamese line.
-                Some(count @ (F::latin_ext_letters | F::latin_ext_a_letters)) if u <= 0x24F => {
-                    vietnamese.latin_letter(u, count, &mut f);
-                }
-                Some(count) => {
+            if let Some(count) = count {
+                // A letter of Latin-1, Latin Extended-A/B (not IPA's, which
+                // follow) or Vietnamese's block: out of the loop's way.
+                if let 0xC0..=0x24F | 0x1EA0..=0x1EF9 = u
+                    && c == Class::Letter
+                {
+                    // The line's number: the newlines so far (those outside
+                    // ASCII are counted as they come, ASCII's in `ascii`),
+                    // read here rather than kept on every newline.
+                    let line = ascii[usize::from(b'\n')] + f[F::newlines];
+                    vietnamese.letter(u, count, line, &mut f);
+                } else {
                     f[count] += 1;
-                    if count == F::vietnamese_letters {
-                        vietnamese.start(&mut f);
-                    } else if c == Class::Newline {
-                        vietnamese = VietnameseLine::default();
-                    }
                 }
-                None => {}
             }
             if c == Class::Letter {
                 letters.script_letter(count, upper, lower, class != Class::Letter, &mut f);
@@ -311,6 +309,8 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
 /// letters; ă (Romanian) and đ (Croatian) are not enough.
 #[derive(Default)]
 struct VietnameseLine {
+    /// The line (its number) the rest is about.
+    line: u32,
     /// A letter only Vietnamese writes came since the line began.
     on: bool,
     /// Before it: the line's Latin-1 and Latin Extended-A/B letters,
@@ -320,10 +320,18 @@ struct VietnameseLine {
 }
 
 impl VietnameseLine {
-    /// A letter of Latin-1 or Latin Extended-A/B (`u`, at most U+024F), of
-    /// `count` (`latin_ext_letters` or `latin_ext_a_letters`).
-    #[inline(always)]
-    fn latin_letter(&mut self, u: u32, count: F, f: &mut TextFeatures) {
+    /// A letter of Latin-1, Latin Extended-A/B or Vietnamese's block (`u`),
+    /// of `count`, on line number `line`. Not inlined: with it inlined the
+    /// wasm scanner took 17–20% longer on the dev corpus (English and
+    /// code, which never come here), out of line 1–3% (`benches/ab.mjs`).
+    #[inline(never)]
+    fn letter(&mut self, u: u32, count: F, line: u32, f: &mut TextFeatures) {
+        self.at(line);
+        if count == F::vietnamese_letters {
+            f[count] += 1;
+            self.start(f);
+            return;
+        }
         // Ơ ơ Ư ư.
         if let 0x1A0 | 0x1A1 | 0x1AF | 0x1B0 = u {
             self.start(f);
@@ -351,6 +359,17 @@ impl VietnameseLine {
             f[F::latin_ext_a_letters] -= self.ext_a;
             f[F::vietnamese_line_letters] += self.latin1 + self.ext_a;
             (self.latin1, self.ext_a) = (0, 0);
+        }
+    }
+
+    /// Now on line number `line`: a new line starts afresh.
+    #[inline(always)]
+    fn at(&mut self, line: u32) {
+        if line != self.line {
+            *self = VietnameseLine {
+                line,
+                ..VietnameseLine::default()
+            };
         }
     }
 }
