@@ -302,11 +302,10 @@ fn scan_piece(bytes: &[u8]) -> TextFeatures {
 /// Extended-A/B letters (à ê ô ă đ …) count as `vietnamese_line_letters`,
 /// those before that letter too: Vietnamese's syllables are whole tokens
 /// of the vocabularies, where a European language's accented letter often
-/// costs one. Measured on the multilingual corpus's Vietnamese: a line
-/// takes 94% of its Latin-1 and Extended-A letters, a word (a word with
-/// such a letter) 25%, as most words carry Latin-1's accents alone
-/// (`không`, `có`, `các`). No other language of the corpora writes those
-/// letters; ă (Romanian) and đ (Croatian) are not enough.
+/// costs one. A line rather than a word: most Vietnamese words carry
+/// Latin-1's accents alone (`không`, `có`, `các`). No other language of
+/// the corpora writes those letters; ă (Romanian) and đ (Croatian) are
+/// not enough.
 #[derive(Default)]
 struct VietnameseLine {
     /// The line (its number) the rest is about.
