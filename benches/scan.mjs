@@ -29,7 +29,7 @@ export const FEATURE_NAMES = [
   "punct_before_word", "bmp_symbols", "astral_symbols", "emoji", "bmp_emoji",
   "flags", "emoji_parts", "base64_chars", "hex_chars", "repeat_pieces",
   "utf8_bytes", "latin_ext_a_letters", "cyrillic_ext_letters", "arabic_ext_letters",
-  "pair_cuts",
+  "pair_cuts", "vietnamese_line_letters",
 ];
 export const FEATURE_COUNT = FEATURE_NAMES.length;
 
@@ -43,7 +43,7 @@ const [LATIN_LETTERS, WORDS, CASE_HUMPS, UPPER_LETTERS, CAPS_LETTERS, VOWELS,
   INDENT_CHARS, TABS, ASCII_PUNCT, PUNCT_RUNS, PUNCT_BEFORE_WORD, BMP_SYMBOLS,
   ASTRAL_SYMBOLS, EMOJI, BMP_EMOJI, FLAGS, EMOJI_PARTS, BASE64_CHARS,
   HEX_CHARS, REPEAT_PIECES, UTF8_BYTES, LATIN_EXT_A_LETTERS,
-  CYRILLIC_EXT_LETTERS, ARABIC_EXT_LETTERS, PAIR_CUTS] = FEATURE_NAMES.keys();
+  CYRILLIC_EXT_LETTERS, ARABIC_EXT_LETTERS, PAIR_CUTS, VIETNAMESE_LINE_LETTERS] = FEATURE_NAMES.keys();
 
 const LONG_WORD = 8;
 // Per ASCII letter, the letters that commonly follow it in English, one bit
@@ -99,6 +99,9 @@ export function scan(text) {
   let b64Len = 0, b64Upper = false, b64Lower = false, b64Digit = false;
   // The previous character and how many times in a row it came.
   let prev = -1, same = 0;
+  // The line has a letter only Vietnamese writes (VietnameseLine in Rust);
+  // before it, the line's Latin-1 and Latin Extended-A/B letters.
+  let vnLine = false, vnLatin1 = 0, vnExtA = 0;
 
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -172,6 +175,7 @@ export function scan(text) {
       } else if (u === 0x0a) {
         f[NEWLINES]++;
         if (afterNewline) f[BLANK_LINES]++;
+        vnLine = false; vnLatin1 = 0; vnExtA = 0;
         c = NEWLINE;
       } else if (u === 0x09) {
         f[TABS]++;
@@ -189,6 +193,7 @@ export function scan(text) {
         c = SPACE;
       } else if (u === 0x2028 || u === 0x2029 || u === 0x85) {
         f[NEWLINES]++;
+        vnLine = false; vnLatin1 = 0; vnExtA = 0;
         c = NEWLINE;
       } else if (u >= 0xc0 && u <= 0xde && u !== 0xd7) {
         script = LATIN_EXT_LETTERS;
@@ -301,7 +306,27 @@ export function scan(text) {
     }
     if (script >= 0) {
       // Scanner::letter
-      f[script]++;
+      if (u === 0x1a0 || u === 0x1a1 || u === 0x1af || u === 0x1b0 || script === VIETNAMESE_LETTERS) {
+        // A letter only Vietnamese writes: the line's Latin letters so far
+        // move to vietnamese_line_letters.
+        if (!vnLine) {
+          vnLine = true;
+          f[LATIN_EXT_LETTERS] -= vnLatin1;
+          f[LATIN_EXT_A_LETTERS] -= vnExtA;
+          f[VIETNAMESE_LINE_LETTERS] += vnLatin1 + vnExtA;
+          vnLatin1 = 0; vnExtA = 0;
+        }
+      }
+      if ((script === LATIN_EXT_LETTERS || script === LATIN_EXT_A_LETTERS) && u <= 0x24f) {
+        if (vnLine) f[VIETNAMESE_LINE_LETTERS]++;
+        else {
+          f[script]++;
+          if (script === LATIN_EXT_LETTERS) vnLatin1++;
+          else vnExtA++;
+        }
+      } else {
+        f[script]++;
+      }
       // A word that starts with a letter of a non-Latin alphabet.
       if (cls !== LETTER && ((script >= CYRILLIC_LETTERS && script <= OTHER_LETTERS) || script === CYRILLIC_EXT_LETTERS || script === ARABIC_EXT_LETTERS)) f[SCRIPT_WORDS]++;
       if (upper) {

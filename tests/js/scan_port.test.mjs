@@ -42,6 +42,10 @@ const EDGE_CASES = [
   "naïve café ÆØÅ ß × ÷ Ÿ ŁĄ Ḁḁ e\u0301",
   "עברית العربية हिन्दी ქართული",
   "Tiếng Việt: Người dùng đã được cập nhật. Ạ ỹ e\u0301\u0302 ɐʃ ᷀",
+  // Vietnamese lines: their Latin-1 and Extended-A letters, before and after
+  // the letter that marks the line (ơ ư or U+1EA0 to U+1EF9), and lines
+  // without one (Croatian đ, Romanian ă, French).
+  "Café à la crème không có tên ơ đã\nĐorđe ăsta déjà\u2028tùy chọn Ư ê\u0085ê ầ ă\nɐ ḁ ỹ ɐ ḁ é",
   "Հայերեն ԱԲ աբ ᲒᲔ ⴀ বাংলা தமிழ் తెలుగు ਪੰਜਾਬੀ ไทย ລາວ မြန်မာ ខ្មែរ ἀρχή",
   "می\u200cخواهم ﷲ ﻼ שָׁלוֹם ﬠ ࢠ",
   "👍🏽 👨‍👩‍👧 🇫🇷🇩🇪 ☀️ 1️⃣ ⬛ 🀄 🫠 \u{E0067}",
@@ -69,7 +73,7 @@ const POOL = [..."aeiouAEIOUbcdxyzBCDXYZ0123456789 \t\n\r\v\f.,;:!?\"'()[]{}<>+/
     0x1ea0, 0x1ef9, 0x1efa, 0x1dc0, 0x250, 0x2af, 0x2b0, 0x1f00, 0x531, 0x556, 0x561, 0x58f,
     0x5d0, 0xfb1d, 0x627, 0x6ff, 0x700, 0x8a0, 0xfb50, 0xfe70, 0xfeff, 0x915, 0x93f, 0x995,
     0xb95, 0xbcd, 0xa15, 0xc15, 0xdff, 0xe01, 0xe81, 0x10d0, 0x1c90, 0x2d00, 0x1000, 0x1780,
-    0x200c]
+    0x200c, 0xe0, 0xf4, 0x103, 0x111, 0x1a0, 0x1a1, 0x1af, 0x1b0, 0x1ec7]
     .map((u) => String.fromCodePoint(u)));
 
 function randomTexts(count, seed) {

@@ -179,6 +179,12 @@ features! {
     /// `zy`; 3 from 35%, `aa` `ij` `ei` `kk`). Words of plain ASCII
     /// letters split where their pairs are unusual for the vocabularies.
     pair_cuts,
+    /// Latin-1 and Latin Extended-A/B letters (à ê ô ă đ …) on a line that
+    /// has a letter only Vietnamese writes (U+1EA0 to U+1EF9, ơ, ư): there
+    /// they are Vietnamese, whose syllables the vocabularies hold whole,
+    /// not the accents of European languages; they leave
+    /// `latin_ext_letters` and `latin_ext_a_letters`.
+    vietnamese_line_letters,
 }
 
 /// What the scanner counted in a text: the inputs of the weighted sum.

@@ -63,6 +63,7 @@ pub(super) const FEATURE_NAMES_AT_FIT: [&str; FEATURE_COUNT] = [
     "cyrillic_ext_letters",
     "arabic_ext_letters",
     "pair_cuts",
+    "vietnamese_line_letters",
 ];
 
 /// One row per `TokenizerFamily`, in the order of `TokenizerFamily::ALL`.
@@ -71,119 +72,121 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     FamilyWeights {
         text: [
             0.0,        // latin_letters
-            0.574643,   // words
+            0.580436,   // words
             0.0,        // case_humps
-            0.0440888,  // upper_letters
-            0.0496745,  // caps_letters
-            0.0744754,  // vowels
+            0.0479532,  // upper_letters
+            0.0465534,  // caps_letters
+            0.071019,   // vowels
             0.0,        // consonant_clusters
-            0.138444,   // rare_bigrams
-            1.23959,    // latin_ext_letters
-            2.12393,    // combining_marks
-            0.195428,   // vietnamese_letters
-            0.236792,   // cyrillic_letters
-            0.389329,   // greek_letters
-            0.525039,   // armenian_letters
-            0.673486,   // georgian_letters
-            0.412694,   // hebrew_letters
-            0.279473,   // arabic_letters
-            0.49753,    // devanagari_letters
-            0.460927,   // bengali_letters
-            0.486343,   // tamil_letters
-            0.70282,    // indic_letters
-            0.375211,   // thai_letters
-            0.952473,   // other_letters
-            0.156763,   // script_words
-            0.00713186, // long_word_excess
-            0.633942,   // han
-            0.610546,   // kana
-            0.639263,   // hangul
-            0.509196,   // cjk_runs
-            0.0815767,  // cjk_punct
-            0.221948,   // digits
-            1.09902,    // digit_runs
-            0.0198904,  // digit_triples
-            0.627999,   // space_before_digit
-            0.821757,   // newlines
+            0.131767,   // rare_bigrams
+            1.25409,    // latin_ext_letters
+            2.12755,    // combining_marks
+            0.508687,   // vietnamese_letters
+            0.236101,   // cyrillic_letters
+            0.388701,   // greek_letters
+            0.525085,   // armenian_letters
+            0.672944,   // georgian_letters
+            0.41207,    // hebrew_letters
+            0.279017,   // arabic_letters
+            0.496983,   // devanagari_letters
+            0.459787,   // bengali_letters
+            0.485967,   // tamil_letters
+            0.702282,   // indic_letters
+            0.374513,   // thai_letters
+            0.951954,   // other_letters
+            0.151884,   // script_words
+            0.00822784, // long_word_excess
+            0.633023,   // han
+            0.610406,   // kana
+            0.639591,   // hangul
+            0.507565,   // cjk_runs
+            0.0874588,  // cjk_punct
+            0.225061,   // digits
+            1.11626,    // digit_runs
+            0.0,        // digit_triples
+            0.62713,    // space_before_digit
+            0.833022,   // newlines
             0.0,        // blank_lines
-            0.508912,   // indent_runs
+            0.508973,   // indent_runs
             0.0,        // indent_chars
-            0.402276,   // tabs
-            0.235193,   // ascii_punct
-            0.37956,    // punct_runs
-            0.424507,   // punct_before_word
-            0.895291,   // bmp_symbols
+            0.402711,   // tabs
+            0.233843,   // ascii_punct
+            0.377715,   // punct_runs
+            0.425501,   // punct_before_word
+            0.896976,   // bmp_symbols
             0.0,        // astral_symbols
-            1.96986,    // emoji
-            2.98494,    // bmp_emoji
-            2.082,      // flags
-            1.54263,    // emoji_parts
-            0.0558075,  // base64_chars
+            1.98914,    // emoji
+            3.01143,    // bmp_emoji
+            2.04303,    // flags
+            1.52871,    // emoji_parts
+            0.0565449,  // base64_chars
             0.0,        // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.29956,    // latin_ext_a_letters
-            1.90757,    // cyrillic_ext_letters
-            0.33785,    // arabic_ext_letters
-            0.187751,   // pair_cuts
+            1.33712,    // latin_ext_a_letters
+            1.9048,     // cyrillic_ext_letters
+            0.335827,   // arabic_ext_letters
+            0.187725,   // pair_cuts
+            0.45161,    // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.0060424805,  // words
+            0.005859375,   // words
             0.0,           // case_humps
-            0.00046348572, // upper_letters
-            0.009399414,   // caps_letters
-            0.03173828,    // vowels
+            0.00048446655, // upper_letters
+            0.008972168,   // caps_letters
+            0.030883789,   // vowels
             0.0,           // consonant_clusters
-            0.025878906,   // rare_bigrams
-            0.050048828,   // latin_ext_letters
-            0.24121094,    // combining_marks
-            1.2265625,     // vietnamese_letters
-            0.018066406,   // cyrillic_letters
-            0.859375,      // greek_letters
-            3.1875,        // armenian_letters
-            1.9609375,     // georgian_letters
-            0.40234375,    // hebrew_letters
-            0.265625,      // arabic_letters
-            0.59765625,    // devanagari_letters
-            2.140625,      // bengali_letters
-            2.71875,       // tamil_letters
-            3.15625,       // indic_letters
-            1.578125,      // thai_letters
-            1.4140625,     // other_letters
-            0.5625,        // script_words
-            0.026977539,   // long_word_excess
-            0.075683594,   // han
-            0.17773438,    // kana
-            0.20410156,    // hangul
-            0.005340576,   // cjk_runs
-            0.0008583069,  // cjk_punct
-            0.0023345947,  // digits
-            0.0115356445,  // digit_runs
-            0.00020885468, // digit_triples
-            0.006591797,   // space_before_digit
-            0.51953125,    // newlines
+            0.026367188,   // rare_bigrams
+            0.045410156,   // latin_ext_letters
+            0.23535156,    // combining_marks
+            0.5703125,     // vietnamese_letters
+            0.017211914,   // cyrillic_letters
+            0.828125,      // greek_letters
+            3.0625,        // armenian_letters
+            1.8828125,     // georgian_letters
+            0.38867188,    // hebrew_letters
+            0.25585938,    // arabic_letters
+            0.57421875,    // devanagari_letters
+            2.0625,        // bengali_letters
+            2.609375,      // tamil_letters
+            3.046875,      // indic_letters
+            1.515625,      // thai_letters
+            1.359375,      // other_letters
+            0.54296875,    // script_words
+            0.026245117,   // long_word_excess
+            0.07324219,    // han
+            0.17089844,    // kana
+            0.19628906,    // hangul
+            0.005126953,   // cjk_runs
+            0.00088119507, // cjk_punct
+            0.0022735596,  // digits
+            0.011230469,   // digit_runs
+            0.0,           // digit_triples
+            0.0063171387,  // space_before_digit
+            0.49023438,    // newlines
             0.0,           // blank_lines
-            0.005340576,   // indent_runs
+            0.005126953,   // indent_runs
             0.0,           // indent_chars
-            0.0042419434,  // tabs
-            0.0024719238,  // ascii_punct
-            0.0039978027,  // punct_runs
-            0.13574219,    // punct_before_word
-            0.009399414,   // bmp_symbols
+            0.004058838,   // tabs
+            0.0023651123,  // ascii_punct
+            0.0038146973,  // punct_runs
+            0.12890625,    // punct_before_word
+            0.009033203,   // bmp_symbols
             0.0,           // astral_symbols
-            0.12988281,    // emoji
-            0.03125,       // bmp_emoji
-            1.640625,      // flags
-            1.9453125,     // emoji_parts
-            0.0005874634,  // base64_chars
+            0.10595703,    // emoji
+            0.030395508,   // bmp_emoji
+            1.6171875,     // flags
+            1.890625,      // emoji_parts
+            0.0005683899,  // base64_chars
             0.0,           // hex_chars
-            0.010498047,   // repeat_pieces
+            0.010070801,   // repeat_pieces
             0.0,           // utf8_bytes
-            0.2890625,     // latin_ext_a_letters
-            0.055908203,   // cyrillic_ext_letters
-            1.203125,      // arabic_ext_letters
-            0.0019683838,  // pair_cuts
+            0.265625,      // latin_ext_a_letters
+            0.0546875,     // cyrillic_ext_letters
+            1.1640625,     // arabic_ext_letters
+            0.0018920898,  // pair_cuts
+            1.6171875,     // vietnamese_line_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -194,119 +197,121 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     FamilyWeights {
         text: [
             0.0,        // latin_letters
-            0.628721,   // words
+            0.637825,   // words
             0.0,        // case_humps
-            0.0921204,  // upper_letters
-            3.50857e-6, // caps_letters
-            0.0261752,  // vowels
+            0.0928287,  // upper_letters
+            0.0,        // caps_letters
+            0.0214768,  // vowels
             0.0,        // consonant_clusters
-            0.106278,   // rare_bigrams
-            0.948138,   // latin_ext_letters
-            2.25275,    // combining_marks
-            0.0991909,  // vietnamese_letters
-            0.193382,   // cyrillic_letters
-            0.328214,   // greek_letters
-            0.277421,   // armenian_letters
-            0.299123,   // georgian_letters
-            0.343151,   // hebrew_letters
-            0.217688,   // arabic_letters
-            0.308428,   // devanagari_letters
-            0.283354,   // bengali_letters
-            0.322327,   // tamil_letters
-            0.395266,   // indic_letters
-            0.328506,   // thai_letters
-            0.44871,    // other_letters
-            0.00476717, // script_words
-            0.0195995,  // long_word_excess
-            0.680052,   // han
-            0.691866,   // kana
-            0.560262,   // hangul
-            0.373724,   // cjk_runs
+            0.0994443,  // rare_bigrams
+            0.955069,   // latin_ext_letters
+            2.26326,    // combining_marks
+            0.318925,   // vietnamese_letters
+            0.192009,   // cyrillic_letters
+            0.327159,   // greek_letters
+            0.275896,   // armenian_letters
+            0.297775,   // georgian_letters
+            0.341341,   // hebrew_letters
+            0.216584,   // arabic_letters
+            0.306647,   // devanagari_letters
+            0.282422,   // bengali_letters
+            0.32075,    // tamil_letters
+            0.394138,   // indic_letters
+            0.326959,   // thai_letters
+            0.447522,   // other_letters
+            0.00251774, // script_words
+            0.0216777,  // long_word_excess
+            0.679131,   // han
+            0.69099,    // kana
+            0.558095,   // hangul
+            0.378786,   // cjk_runs
             0.0,        // cjk_punct
             0.0,        // digits
-            1.00292,    // digit_runs
-            0.385863,   // digit_triples
-            0.994182,   // space_before_digit
-            0.873222,   // newlines
+            0.998847,   // digit_runs
+            0.382599,   // digit_triples
+            1.00456,    // space_before_digit
+            0.882074,   // newlines
             0.0,        // blank_lines
-            0.503956,   // indent_runs
+            0.50615,    // indent_runs
             0.0,        // indent_chars
-            0.458615,   // tabs
-            0.28576,    // ascii_punct
-            0.381547,   // punct_runs
-            0.254712,   // punct_before_word
-            0.958706,   // bmp_symbols
+            0.458361,   // tabs
+            0.28351,    // ascii_punct
+            0.382925,   // punct_runs
+            0.255339,   // punct_before_word
+            0.959468,   // bmp_symbols
             0.0,        // astral_symbols
-            2.19255,    // emoji
-            4.01257,    // bmp_emoji
-            1.75035,    // flags
-            0.693097,   // emoji_parts
-            0.0693479,  // base64_chars
-            0.0153065,  // hex_chars
+            2.20376,    // emoji
+            4.05787,    // bmp_emoji
+            1.75201,    // flags
+            0.680286,   // emoji_parts
+            0.0723589,  // base64_chars
+            0.0183378,  // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.13407,    // latin_ext_a_letters
-            1.1549,     // cyrillic_ext_letters
-            0.311811,   // arabic_ext_letters
-            0.160404,   // pair_cuts
+            1.16033,    // latin_ext_a_letters
+            1.15431,    // cyrillic_ext_letters
+            0.311001,   // arabic_ext_letters
+            0.160163,   // pair_cuts
+            0.53607,    // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.002105713,   // words
+            0.0021514893,  // words
             0.0,           // case_humps
-            0.00030899048, // upper_letters
-            0.020019531,   // caps_letters
+            0.00031280518, // upper_letters
+            0.020385742,   // caps_letters
             0.025024414,   // vowels
             0.0,           // consonant_clusters
-            0.0003566742,  // rare_bigrams
-            0.046875,      // latin_ext_letters
-            0.041748047,   // combining_marks
-            0.000333786,   // vietnamese_letters
-            0.026855469,   // cyrillic_letters
-            0.01171875,    // greek_letters
-            0.032470703,   // armenian_letters
-            0.009155273,   // georgian_letters
-            0.033447266,   // hebrew_letters
-            0.008605957,   // arabic_letters
-            0.021362305,   // devanagari_letters
-            0.025878906,   // bengali_letters
-            0.011047363,   // tamil_letters
-            0.055419922,   // indic_letters
-            0.020141602,   // thai_letters
-            0.043945313,   // other_letters
-            0.022827148,   // script_words
-            6.580353e-5,   // long_word_excess
-            0.007507324,   // han
-            0.002319336,   // kana
-            0.018188477,   // hangul
-            0.0012588501,  // cjk_runs
+            0.00033569336, // rare_bigrams
+            0.056152344,   // latin_ext_letters
+            0.05102539,    // combining_marks
+            0.0010757446,  // vietnamese_letters
+            0.026977539,   // cyrillic_letters
+            0.012023926,   // greek_letters
+            0.032714844,   // armenian_letters
+            0.009460449,   // georgian_letters
+            0.033691406,   // hebrew_letters
+            0.0087890625,  // arabic_letters
+            0.021850586,   // devanagari_letters
+            0.026000977,   // bengali_letters
+            0.011169434,   // tamil_letters
+            0.05517578,    // indic_letters
+            0.020507813,   // thai_letters
+            0.044189453,   // other_letters
+            0.021728516,   // script_words
+            7.2956085e-5,  // long_word_excess
+            0.008056641,   // han
+            0.0023345947,  // kana
+            0.018798828,   // hangul
+            0.0012741089,  // cjk_runs
             0.0,           // cjk_punct
             0.0,           // digits
             0.0033721924,  // digit_runs
-            0.0012969971,  // digit_triples
-            0.0033416748,  // space_before_digit
-            0.1484375,     // newlines
+            0.0012893677,  // digit_triples
+            0.0033874512,  // space_before_digit
+            0.13671875,    // newlines
             0.0,           // blank_lines
-            0.0016937256,  // indent_runs
+            0.0017089844,  // indent_runs
             0.0,           // indent_chars
-            0.023803711,   // tabs
-            0.0009613037,  // ascii_punct
-            0.0012817383,  // punct_runs
-            0.016845703,   // punct_before_word
-            0.0032196045,  // bmp_symbols
+            0.021606445,   // tabs
+            0.0009536743,  // ascii_punct
+            0.0012893677,  // punct_runs
+            0.018310547,   // punct_before_word
+            0.0032348633,  // bmp_symbols
             0.0,           // astral_symbols
-            0.022094727,   // emoji
-            0.0134887695,  // bmp_emoji
+            0.027832031,   // emoji
+            0.013671875,   // bmp_emoji
             0.0058898926,  // flags
-            0.21386719,    // emoji_parts
-            0.00023269653, // base64_chars
-            5.1498413e-5,  // hex_chars
-            0.0033569336,  // repeat_pieces
+            0.21972656,    // emoji_parts
+            0.00024414063, // base64_chars
+            6.198883e-5,   // hex_chars
+            0.0033721924,  // repeat_pieces
             0.0,           // utf8_bytes
-            0.026367188,   // latin_ext_a_letters
-            0.0038757324,  // cyrillic_ext_letters
-            0.0126953125,  // arabic_ext_letters
+            0.02709961,    // latin_ext_a_letters
+            0.0038909912,  // cyrillic_ext_letters
+            0.013122559,   // arabic_ext_letters
             0.0005378723,  // pair_cuts
+            0.0018081665,  // vietnamese_line_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -317,119 +322,121 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     FamilyWeights {
         text: [
             0.0,       // latin_letters
-            0.65345,   // words
+            0.662933,  // words
             0.0,       // case_humps
             0.0,       // upper_letters
-            0.0389858, // caps_letters
-            0.0329288, // vowels
+            0.039713,  // caps_letters
+            0.0265551, // vowels
             0.0,       // consonant_clusters
-            0.202165,  // rare_bigrams
-            1.46978,   // latin_ext_letters
-            2.77179,   // combining_marks
-            1.03528,   // vietnamese_letters
-            0.331681,  // cyrillic_letters
-            0.92624,   // greek_letters
-            1.93172,   // armenian_letters
-            1.94102,   // georgian_letters
-            0.944362,  // hebrew_letters
-            0.625123,  // arabic_letters
-            1.02609,   // devanagari_letters
-            1.23042,   // bengali_letters
-            1.40949,   // tamil_letters
-            1.79314,   // indic_letters
-            0.851324,  // thai_letters
-            1.54316,   // other_letters
-            0.312377,  // script_words
-            0.0167176, // long_word_excess
-            0.937664,  // han
-            0.966649,  // kana
-            0.887306,  // hangul
-            0.772347,  // cjk_runs
+            0.193684,  // rare_bigrams
+            1.47402,   // latin_ext_letters
+            2.78305,   // combining_marks
+            1.23386,   // vietnamese_letters
+            0.331125,  // cyrillic_letters
+            0.925643,  // greek_letters
+            1.93111,   // armenian_letters
+            1.94065,   // georgian_letters
+            0.944009,  // hebrew_letters
+            0.624796,  // arabic_letters
+            1.02589,   // devanagari_letters
+            1.23037,   // bengali_letters
+            1.40871,   // tamil_letters
+            1.79307,   // indic_letters
+            0.848975,  // thai_letters
+            1.54294,   // other_letters
+            0.303434,  // script_words
+            0.0190485, // long_word_excess
+            0.937732,  // han
+            0.966708,  // kana
+            0.887561,  // hangul
+            0.771117,  // cjk_runs
             0.0,       // cjk_punct
             0.0,       // digits
-            1.2191,    // digit_runs
-            0.225336,  // digit_triples
-            0.94026,   // space_before_digit
-            0.717413,  // newlines
+            1.21291,   // digit_runs
+            0.227205,  // digit_triples
+            0.93741,   // space_before_digit
+            0.714721,  // newlines
             0.0,       // blank_lines
-            0.528975,  // indent_runs
+            0.529746,  // indent_runs
             0.0,       // indent_chars
-            0.518034,  // tabs
-            0.245446,  // ascii_punct
-            0.302162,  // punct_runs
-            0.207255,  // punct_before_word
-            0.86036,   // bmp_symbols
+            0.517277,  // tabs
+            0.24541,   // ascii_punct
+            0.30604,   // punct_runs
+            0.207018,  // punct_before_word
+            0.858965,  // bmp_symbols
             0.0,       // astral_symbols
-            2.36971,   // emoji
-            0.908632,  // bmp_emoji
-            2.64543,   // flags
-            3.32557,   // emoji_parts
-            0.0297513, // base64_chars
+            2.37541,   // emoji
+            0.927126,  // bmp_emoji
+            2.65188,   // flags
+            3.32086,   // emoji_parts
+            0.0315231, // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.76309,   // latin_ext_a_letters
-            2.5418,    // cyrillic_ext_letters
-            0.820976,  // arabic_ext_letters
-            0.201502,  // pair_cuts
+            1.79303,   // latin_ext_a_letters
+            2.53726,   // cyrillic_ext_letters
+            0.821469,  // arabic_ext_letters
+            0.202591,  // pair_cuts
+            1.05896,   // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.0012893677,  // words
+            0.0012664795,  // words
             0.0,           // case_humps
             0.0,           // upper_letters
-            0.02734375,    // caps_letters
+            0.02746582,    // caps_letters
             0.029052734,   // vowels
             0.0,           // consonant_clusters
-            0.00039863586, // rare_bigrams
-            0.00289917,    // latin_ext_letters
-            0.032226563,   // combining_marks
-            0.048095703,   // vietnamese_letters
-            0.028320313,   // cyrillic_letters
-            0.003189087,   // greek_letters
-            0.0037994385,  // armenian_letters
-            0.0038146973,  // georgian_letters
-            0.009643555,   // hebrew_letters
-            0.006591797,   // arabic_letters
-            0.008056641,   // devanagari_letters
-            0.014953613,   // bengali_letters
-            0.0051879883,  // tamil_letters
+            0.00037002563, // rare_bigrams
+            0.002822876,   // latin_ext_letters
+            0.03491211,    // combining_marks
+            0.03466797,    // vietnamese_letters
+            0.028198242,   // cyrillic_letters
+            0.0030822754,  // greek_letters
+            0.003692627,   // armenian_letters
+            0.0037078857,  // georgian_letters
+            0.009521484,   // hebrew_letters
+            0.0065307617,  // arabic_letters
+            0.0079956055,  // devanagari_letters
+            0.014892578,   // bengali_letters
+            0.005218506,   // tamil_letters
             0.010437012,   // indic_letters
-            0.0050964355,  // thai_letters
-            0.057373047,   // other_letters
-            0.00061416626, // script_words
-            0.0068969727,  // long_word_excess
-            0.016967773,   // han
-            0.0038909912,  // kana
+            0.0051879883,  // thai_letters
+            0.057128906,   // other_letters
+            0.000579834,   // script_words
+            0.00680542,    // long_word_excess
+            0.016723633,   // han
+            0.0039978027,  // kana
             0.056152344,   // hangul
-            0.01940918,    // cjk_runs
+            0.01928711,    // cjk_runs
             0.0,           // cjk_punct
             0.0,           // digits
-            0.0023956299,  // digit_runs
-            0.00044250488, // digit_triples
-            0.0018463135,  // space_before_digit
-            0.040039063,   // newlines
+            0.002319336,   // digit_runs
+            0.0004348755,  // digit_triples
+            0.0017929077,  // space_before_digit
+            0.045410156,   // newlines
             0.0,           // blank_lines
-            0.0010375977,  // indent_runs
+            0.0010147095,  // indent_runs
             0.0,           // indent_chars
-            0.03515625,    // tabs
-            0.0004825592,  // ascii_punct
-            0.010498047,   // punct_runs
-            0.013793945,   // punct_before_word
-            0.0016937256,  // bmp_symbols
+            0.031982422,   // tabs
+            0.00046920776, // ascii_punct
+            0.010192871,   // punct_runs
+            0.012145996,   // punct_before_word
+            0.0016403198,  // bmp_symbols
             0.0,           // astral_symbols
-            0.0046691895,  // emoji
-            0.0017852783,  // bmp_emoji
-            0.73046875,    // flags
+            0.004547119,   // emoji
+            0.0017700195,  // bmp_emoji
+            0.734375,      // flags
             0.83203125,    // emoji_parts
-            5.865097e-5,   // base64_chars
+            6.03199e-5,    // base64_chars
             0.0,           // hex_chars
-            0.0019683838,  // repeat_pieces
+            0.001914978,   // repeat_pieces
             0.0,           // utf8_bytes
-            0.091796875,   // latin_ext_a_letters
-            0.005004883,   // cyrillic_ext_letters
-            0.029785156,   // arabic_ext_letters
-            0.00039672852, // pair_cuts
+            0.091308594,   // latin_ext_a_letters
+            0.004852295,   // cyrillic_ext_letters
+            0.029541016,   // arabic_ext_letters
+            0.00038719177, // pair_cuts
+            0.018066406,   // vietnamese_line_letters
         ],
         per_message: 4.23696,
         per_call: 0.0,
@@ -439,120 +446,122 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // claude
     FamilyWeights {
         text: [
-            0.0,       // latin_letters
-            0.62232,   // words
-            0.0,       // case_humps
-            0.0,       // upper_letters
-            0.0507222, // caps_letters
-            0.0894963, // vowels
-            0.0,       // consonant_clusters
-            0.29144,   // rare_bigrams
-            1.76434,   // latin_ext_letters
-            1.58943,   // combining_marks
-            2.71297,   // vietnamese_letters
-            0.377036,  // cyrillic_letters
-            1.14689,   // greek_letters
-            1.90429,   // armenian_letters
-            1.18903,   // georgian_letters
-            0.77244,   // hebrew_letters
-            0.827862,  // arabic_letters
-            1.14549,   // devanagari_letters
-            1.80513,   // bengali_letters
-            1.92691,   // tamil_letters
-            2.19482,   // indic_letters
-            1.7056,    // thai_letters
-            1.05155,   // other_letters
-            0.518982,  // script_words
-            0.0246894, // long_word_excess
-            0.816531,  // han
-            0.984306,  // kana
-            1.14073,   // hangul
-            0.640236,  // cjk_runs
-            0.0,       // cjk_punct
-            0.0100433, // digits
-            1.0298,    // digit_runs
-            0.316676,  // digit_triples
-            0.11264,   // space_before_digit
-            1.06298,   // newlines
-            0.0,       // blank_lines
-            0.0,       // indent_runs
-            0.0,       // indent_chars
-            0.50194,   // tabs
-            0.138375,  // ascii_punct
-            0.500398,  // punct_runs
-            0.886044,  // punct_before_word
-            1.08009,   // bmp_symbols
-            0.0,       // astral_symbols
-            1.84327,   // emoji
-            3.96157,   // bmp_emoji
-            2.52956,   // flags
-            2.80923,   // emoji_parts
-            0.0,       // base64_chars
-            0.0,       // hex_chars
-            1.0,       // repeat_pieces
-            0.0,       // utf8_bytes
-            2.12971,   // latin_ext_a_letters
-            2.23055,   // cyrillic_ext_letters
-            1.22247,   // arabic_ext_letters
-            0.178935,  // pair_cuts
+            0.0,        // latin_letters
+            0.629081,   // words
+            0.0,        // case_humps
+            0.0,        // upper_letters
+            0.0506292,  // caps_letters
+            0.0853647,  // vowels
+            0.0,        // consonant_clusters
+            0.284892,   // rare_bigrams
+            1.76006,    // latin_ext_letters
+            1.59116,    // combining_marks
+            2.9657,     // vietnamese_letters
+            0.376814,   // cyrillic_letters
+            1.14658,    // greek_letters
+            1.90403,    // armenian_letters
+            1.18878,    // georgian_letters
+            0.772007,   // hebrew_letters
+            0.827694,   // arabic_letters
+            1.14526,    // devanagari_letters
+            1.80491,    // bengali_letters
+            1.92664,    // tamil_letters
+            2.19447,    // indic_letters
+            1.70493,    // thai_letters
+            1.05145,    // other_letters
+            0.513018,   // script_words
+            0.0255606,  // long_word_excess
+            0.816365,   // han
+            0.984378,   // kana
+            1.14012,    // hangul
+            0.642064,   // cjk_runs
+            0.0,        // cjk_punct
+            0.00241637, // digits
+            1.01467,    // digit_runs
+            0.344604,   // digit_triples
+            0.109831,   // space_before_digit
+            1.06542,    // newlines
+            0.0,        // blank_lines
+            0.0,        // indent_runs
+            0.0,        // indent_chars
+            0.501151,   // tabs
+            0.138096,   // ascii_punct
+            0.498595,   // punct_runs
+            0.883615,   // punct_before_word
+            1.07975,    // bmp_symbols
+            0.0,        // astral_symbols
+            1.8413,     // emoji
+            3.95153,    // bmp_emoji
+            2.52984,    // flags
+            2.81402,    // emoji_parts
+            0.0,        // base64_chars
+            0.0,        // hex_chars
+            1.0,        // repeat_pieces
+            0.0,        // utf8_bytes
+            2.15144,    // latin_ext_a_letters
+            2.23082,    // cyrillic_ext_letters
+            1.22146,    // arabic_ext_letters
+            0.180118,   // pair_cuts
+            1.42443,    // vietnamese_line_letters
         ],
         conservative_text: [
-            0.0,            // latin_letters
-            0.00062561035,  // words
-            0.0,            // case_humps
-            0.0,            // upper_letters
-            0.012756348,    // caps_letters
-            0.01953125,     // vowels
-            0.0,            // consonant_clusters
-            0.0002937317,   // rare_bigrams
-            0.0017776489,   // latin_ext_letters
-            0.0016021729,   // combining_marks
-            0.0027313232,   // vietnamese_letters
-            0.0048217773,   // cyrillic_letters
-            0.0016937256,   // greek_letters
-            0.0032806396,   // armenian_letters
-            0.007080078,    // georgian_letters
-            0.00077819824,  // hebrew_letters
-            0.0008354187,   // arabic_letters
-            0.0018234253,   // devanagari_letters
-            0.0021514893,   // bengali_letters
-            0.0019454956,   // tamil_letters
-            0.10449219,     // indic_letters
-            0.008666992,    // thai_letters
-            1.8125,         // other_letters
-            0.017944336,    // script_words
-            2.4914742e-5,   // long_word_excess
-            0.009399414,    // han
-            0.004058838,    // kana
-            0.030395508,    // hangul
-            0.0016403198,   // cjk_runs
-            0.0,            // cjk_punct
-            1.013279e-5,    // digits
-            0.0010375977,   // digit_runs
-            0.00031852722,  // digit_triples
-            0.000113487244, // space_before_digit
-            0.053222656,    // newlines
-            0.0,            // blank_lines
-            0.0,            // indent_runs
-            0.0,            // indent_chars
-            0.00050735474,  // tabs
-            0.00013923645,  // ascii_punct
-            0.00050354004,  // punct_runs
-            0.00089263916,  // punct_before_word
-            0.0010910034,   // bmp_symbols
-            0.0,            // astral_symbols
-            0.12207031,     // emoji
-            0.70703125,     // bmp_emoji
-            0.0025482178,   // flags
-            0.064453125,    // emoji_parts
-            0.0,            // base64_chars
-            0.0,            // hex_chars
-            0.0010070801,   // repeat_pieces
-            0.0,            // utf8_bytes
-            0.0021514893,   // latin_ext_a_letters
-            0.002243042,    // cyrillic_ext_letters
-            0.0012359619,   // arabic_ext_letters
-            0.0006752014,   // pair_cuts
+            0.0,           // latin_letters
+            0.00065612793, // words
+            0.0,           // case_humps
+            0.0,           // upper_letters
+            0.013916016,   // caps_letters
+            0.020385742,   // vowels
+            0.0,           // consonant_clusters
+            0.00029563904, // rare_bigrams
+            0.0018310547,  // latin_ext_letters
+            0.0016555786,  // combining_marks
+            0.0030822754,  // vietnamese_letters
+            0.005279541,   // cyrillic_letters
+            0.0019683838,  // greek_letters
+            0.0034484863,  // armenian_letters
+            0.007598877,   // georgian_letters
+            0.0008049011,  // hebrew_letters
+            0.0008621216,  // arabic_letters
+            0.002105713,   // devanagari_letters
+            0.0024719238,  // bengali_letters
+            0.0019989014,  // tamil_letters
+            0.111328125,   // indic_letters
+            0.009216309,   // thai_letters
+            1.921875,      // other_letters
+            0.017456055,   // script_words
+            2.6583672e-5,  // long_word_excess
+            0.00982666,    // han
+            0.0043029785,  // kana
+            0.032714844,   // hangul
+            0.000667572,   // cjk_runs
+            0.0,           // cjk_punct
+            2.5182962e-6,  // digits
+            0.0010528564,  // digit_runs
+            0.00035858154, // digit_triples
+            0.00011444092, // space_before_digit
+            0.061279297,   // newlines
+            0.0,           // blank_lines
+            0.0,           // indent_runs
+            0.0,           // indent_chars
+            0.0015563965,  // tabs
+            0.00014400482, // ascii_punct
+            0.0005187988,  // punct_runs
+            0.00091934204, // punct_before_word
+            0.001121521,   // bmp_symbols
+            0.0,           // astral_symbols
+            0.12890625,    // emoji
+            0.765625,      // bmp_emoji
+            0.0026397705,  // flags
+            0.064453125,   // emoji_parts
+            0.0,           // base64_chars
+            0.0,           // hex_chars
+            0.0010375977,  // repeat_pieces
+            0.0,           // utf8_bytes
+            0.0032806396,  // latin_ext_a_letters
+            0.002319336,   // cyrillic_ext_letters
+            0.0012741089,  // arabic_ext_letters
+            0.00061035156, // pair_cuts
+            0.0014801025,  // vietnamese_line_letters
         ],
         per_message: 3.0,
         per_call: 0.0,
@@ -563,119 +572,121 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     FamilyWeights {
         text: [
             0.0,       // latin_letters
-            0.624157,  // words
+            0.686452,  // words
             0.0,       // case_humps
             0.0,       // upper_letters
-            0.0368529, // caps_letters
-            0.0512639, // vowels
+            0.0402946, // caps_letters
+            0.020344,  // vowels
             0.0,       // consonant_clusters
-            0.203831,  // rare_bigrams
-            1.42007,   // latin_ext_letters
-            1.2295,    // combining_marks
-            0.0,       // vietnamese_letters
-            0.230003,  // cyrillic_letters
-            0.858882,  // greek_letters
-            0.931279,  // armenian_letters
-            0.939244,  // georgian_letters
-            0.243814,  // hebrew_letters
-            0.263144,  // arabic_letters
-            0.898478,  // devanagari_letters
-            1.03212,   // bengali_letters
-            1.07057,   // tamil_letters
-            1.41731,   // indic_letters
-            0.501869,  // thai_letters
-            1.11041,   // other_letters
-            0.366585,  // script_words
-            0.017497,  // long_word_excess
-            0.550108,  // han
-            0.568369,  // kana
-            0.521489,  // hangul
-            0.837492,  // cjk_runs
-            0.174066,  // cjk_punct
-            0.80263,   // digits
-            0.682308,  // digit_runs
+            0.181222,  // rare_bigrams
+            1.44432,   // latin_ext_letters
+            1.24701,   // combining_marks
+            0.234111,  // vietnamese_letters
+            0.227842,  // cyrillic_letters
+            0.856323,  // greek_letters
+            0.926585,  // armenian_letters
+            0.93695,   // georgian_letters
+            0.24264,   // hebrew_letters
+            0.261709,  // arabic_letters
+            0.896352,  // devanagari_letters
+            1.031,     // bengali_letters
+            1.06871,   // tamil_letters
+            1.41442,   // indic_letters
+            0.492582,  // thai_letters
+            1.11054,   // other_letters
+            0.306372,  // script_words
+            0.0353383, // long_word_excess
+            0.546633,  // han
+            0.566143,  // kana
+            0.516751,  // hangul
+            0.846781,  // cjk_runs
+            0.206204,  // cjk_punct
+            0.800471,  // digits
+            0.67775,   // digit_runs
             0.0,       // digit_triples
-            1.00072,   // space_before_digit
-            0.625301,  // newlines
+            0.992047,  // space_before_digit
+            0.641964,  // newlines
             0.0,       // blank_lines
-            0.560669,  // indent_runs
+            0.55519,   // indent_runs
             0.0,       // indent_chars
-            0.474805,  // tabs
-            0.260469,  // ascii_punct
-            0.344292,  // punct_runs
-            0.195066,  // punct_before_word
-            0.756774,  // bmp_symbols
+            0.492784,  // tabs
+            0.259238,  // ascii_punct
+            0.344838,  // punct_runs
+            0.172704,  // punct_before_word
+            0.763051,  // bmp_symbols
             0.0,       // astral_symbols
-            0.933306,  // emoji
-            5.49413,   // bmp_emoji
-            0.720936,  // flags
-            1.03561,   // emoji_parts
-            0.0384663, // base64_chars
+            0.923279,  // emoji
+            5.48318,   // bmp_emoji
+            0.730827,  // flags
+            1.06062,   // emoji_parts
+            0.042835,  // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            1.43759,   // latin_ext_a_letters
-            2.50644,   // cyrillic_ext_letters
-            1.28402,   // arabic_ext_letters
-            0.194836,  // pair_cuts
+            1.55372,   // latin_ext_a_letters
+            2.4998,    // cyrillic_ext_letters
+            1.2835,    // arabic_ext_letters
+            0.194164,  // pair_cuts
+            0.482314,  // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.0017166138,  // words
+            0.0019378662,  // words
             0.0,           // case_humps
             0.0,           // upper_letters
-            0.026733398,   // caps_letters
-            0.03173828,    // vowels
+            0.02758789,    // caps_letters
+            0.03466797,    // vowels
             0.0,           // consonant_clusters
-            0.0005607605,  // rare_bigrams
-            0.021606445,   // latin_ext_letters
-            0.68359375,    // combining_marks
-            0.092285156,   // vietnamese_letters
-            0.032470703,   // cyrillic_letters
-            0.0023651123,  // greek_letters
-            0.004333496,   // armenian_letters
-            0.0025787354,  // georgian_letters
-            0.044189453,   // hebrew_letters
-            0.017089844,   // arabic_letters
-            0.0056762695,  // devanagari_letters
-            0.0028381348,  // bengali_letters
-            0.003036499,   // tamil_letters
-            0.047851563,   // indic_letters
-            0.02331543,    // thai_letters
-            0.06982422,    // other_letters
-            0.009643555,   // script_words
-            4.8160553e-5,  // long_word_excess
-            0.0015106201,  // han
-            0.0015640259,  // kana
-            0.0234375,     // hangul
-            0.020019531,   // cjk_runs
-            0.0004787445,  // cjk_punct
-            0.0022125244,  // digits
-            0.001876831,   // digit_runs
+            0.00051116943, // rare_bigrams
+            0.017700195,   // latin_ext_letters
+            0.765625,      // combining_marks
+            0.018554688,   // vietnamese_letters
+            0.033935547,   // cyrillic_letters
+            0.0024108887,  // greek_letters
+            0.004699707,   // armenian_letters
+            0.0026397705,  // georgian_letters
+            0.04663086,    // hebrew_letters
+            0.017822266,   // arabic_letters
+            0.006072998,   // devanagari_letters
+            0.0029144287,  // bengali_letters
+            0.0030059814,  // tamil_letters
+            0.05053711,    // indic_letters
+            0.023925781,   // thai_letters
+            0.07080078,    // other_letters
+            0.010437012,   // script_words
+            9.9658966e-5,  // long_word_excess
+            0.0015411377,  // han
+            0.0015945435,  // kana
+            0.024291992,   // hangul
+            0.022216797,   // cjk_runs
+            0.000579834,   // cjk_punct
+            0.0022583008,  // digits
+            0.0019073486,  // digit_runs
             0.0,           // digit_triples
-            0.002746582,   // space_before_digit
-            0.07910156,    // newlines
+            0.0027923584,  // space_before_digit
+            0.080566406,   // newlines
             0.0,           // blank_lines
-            0.0015411377,  // indent_runs
+            0.0015640259,  // indent_runs
             0.0,           // indent_chars
-            0.0013046265,  // tabs
-            0.0007171631,  // ascii_punct
-            0.012939453,   // punct_runs
-            0.01373291,    // punct_before_word
-            0.0020751953,  // bmp_symbols
+            0.0013885498,  // tabs
+            0.0007324219,  // ascii_punct
+            0.011962891,   // punct_runs
+            0.009521484,   // punct_before_word
+            0.0021514893,  // bmp_symbols
             0.0,           // astral_symbols
-            0.90625,       // emoji
-            0.015075684,   // bmp_emoji
-            2.734375,      // flags
-            0.0028381348,  // emoji_parts
-            0.00010585785, // base64_chars
+            0.95703125,    // emoji
+            0.0154418945,  // bmp_emoji
+            3.0,           // flags
+            0.0029907227,  // emoji_parts
+            0.0001206398,  // base64_chars
             0.0,           // hex_chars
-            0.002746582,   // repeat_pieces
+            0.002822876,   // repeat_pieces
             0.0,           // utf8_bytes
-            0.17089844,    // latin_ext_a_letters
-            0.0068969727,  // cyrillic_ext_letters
-            0.0035247803,  // arabic_ext_letters
-            0.0005340576,  // pair_cuts
+            0.16699219,    // latin_ext_a_letters
+            0.0070495605,  // cyrillic_ext_letters
+            0.003616333,   // arabic_ext_letters
+            0.0005455017,  // pair_cuts
+            0.0013580322,  // vietnamese_line_letters
         ],
         per_message: 5.22553,
         per_call: 0.0,
@@ -686,119 +697,121 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     FamilyWeights {
         text: [
             0.0,       // latin_letters
-            0.700458,  // words
-            0.0879186, // case_humps
-            0.0614399, // upper_letters
+            0.723314,  // words
+            0.0861026, // case_humps
+            0.0640786, // upper_letters
             0.0,       // caps_letters
-            0.0272914, // vowels
+            0.0146084, // vowels
             0.0,       // consonant_clusters
-            0.133373,  // rare_bigrams
-            0.713855,  // latin_ext_letters
-            1.98652,   // combining_marks
-            0.0,       // vietnamese_letters
-            0.113167,  // cyrillic_letters
-            0.280032,  // greek_letters
-            0.462276,  // armenian_letters
-            0.585179,  // georgian_letters
-            0.304969,  // hebrew_letters
-            0.183249,  // arabic_letters
-            0.334395,  // devanagari_letters
-            0.451491,  // bengali_letters
-            0.357166,  // tamil_letters
-            0.549598,  // indic_letters
-            0.272587,  // thai_letters
-            0.756929,  // other_letters
-            0.229008,  // script_words
-            0.076906,  // long_word_excess
-            0.540752,  // han
-            0.362573,  // kana
-            0.645389,  // hangul
-            0.388339,  // cjk_runs
-            0.0750157, // cjk_punct
-            1.04295,   // digits
-            0.0332369, // digit_runs
+            0.126649,  // rare_bigrams
+            0.736612,  // latin_ext_letters
+            2.00294,   // combining_marks
+            0.262452,  // vietnamese_letters
+            0.109747,  // cyrillic_letters
+            0.277509,  // greek_letters
+            0.459048,  // armenian_letters
+            0.582739,  // georgian_letters
+            0.301186,  // hebrew_letters
+            0.18045,   // arabic_letters
+            0.331381,  // devanagari_letters
+            0.449102,  // bengali_letters
+            0.354591,  // tamil_letters
+            0.546896,  // indic_letters
+            0.268358,  // thai_letters
+            0.753848,  // other_letters
+            0.220673,  // script_words
+            0.0821437, // long_word_excess
+            0.540101,  // han
+            0.362552,  // kana
+            0.645843,  // hangul
+            0.386539,  // cjk_runs
+            0.084631,  // cjk_punct
+            1.03368,   // digits
+            0.0456551, // digit_runs
             0.0,       // digit_triples
-            0.584333,  // space_before_digit
-            1.12913,   // newlines
+            0.592597,  // space_before_digit
+            1.13281,   // newlines
             0.0,       // blank_lines
-            0.749004,  // indent_runs
-            0.0206584, // indent_chars
-            0.0905852, // tabs
-            0.147134,  // ascii_punct
-            0.697081,  // punct_runs
-            0.948327,  // punct_before_word
-            0.527053,  // bmp_symbols
+            0.75436,   // indent_runs
+            0.0200623, // indent_chars
+            0.0913708, // tabs
+            0.149871,  // ascii_punct
+            0.693484,  // punct_runs
+            0.937061,  // punct_before_word
+            0.530269,  // bmp_symbols
             0.0,       // astral_symbols
-            0.799477,  // emoji
-            1.9505,    // bmp_emoji
-            0.640447,  // flags
-            0.496759,  // emoji_parts
-            0.113672,  // base64_chars
+            0.81178,   // emoji
+            1.94896,   // bmp_emoji
+            0.642759,  // flags
+            0.502856,  // emoji_parts
+            0.112929,  // base64_chars
             0.0,       // hex_chars
             1.0,       // repeat_pieces
             0.0,       // utf8_bytes
-            0.960708,  // latin_ext_a_letters
-            1.35168,   // cyrillic_ext_letters
-            0.105815,  // arabic_ext_letters
-            0.108086,  // pair_cuts
+            0.982029,  // latin_ext_a_letters
+            1.35016,   // cyrillic_ext_letters
+            0.0999133, // arabic_ext_letters
+            0.108402,  // pair_cuts
+            0.188688,  // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.0011901855,  // words
+            0.0012512207,  // words
             0.0001487732,  // case_humps
-            0.0001039505,  // upper_letters
-            0.018798828,   // caps_letters
-            4.6253204e-5,  // vowels
+            0.00011062622, // upper_letters
+            0.019165039,   // caps_letters
+            2.515316e-5,   // vowels
             0.0,           // consonant_clusters
-            0.026000977,   // rare_bigrams
-            0.06689453,    // latin_ext_letters
-            0.07861328,    // combining_marks
-            0.0,           // vietnamese_letters
-            0.022583008,   // cyrillic_letters
-            0.0067749023,  // greek_letters
-            0.0050964355,  // armenian_letters
-            0.0010757446,  // georgian_letters
-            0.012207031,   // hebrew_letters
-            0.003967285,   // arabic_letters
-            0.013793945,   // devanagari_letters
-            0.0062561035,  // bengali_letters
-            0.00060653687, // tamil_letters
-            0.010314941,   // indic_letters
-            0.008117676,   // thai_letters
-            0.0069885254,  // other_letters
-            0.029907227,   // script_words
+            0.026611328,   // rare_bigrams
+            0.084472656,   // latin_ext_letters
+            0.11230469,    // combining_marks
+            0.00045204163, // vietnamese_letters
+            0.024169922,   // cyrillic_letters
+            0.0076293945,  // greek_letters
+            0.0061950684,  // armenian_letters
+            0.0016784668,  // georgian_letters
+            0.01361084,    // hebrew_letters
+            0.004638672,   // arabic_letters
+            0.015075684,   // devanagari_letters
+            0.006958008,   // bengali_letters
+            0.00061035156, // tamil_letters
+            0.011291504,   // indic_letters
+            0.009033203,   // thai_letters
+            0.0079956055,  // other_letters
+            0.028808594,   // script_words
             0.013366699,   // long_word_excess
-            0.00091552734, // han
-            0.0006790161,  // kana
-            0.002960205,   // hangul
-            0.03125,       // cjk_runs
-            0.00012683868, // cjk_punct
-            0.0017700195,  // digits
-            5.6266785e-5,  // digit_runs
+            0.00093078613, // han
+            0.00062561035, // kana
+            0.0025177002,  // hangul
+            0.03540039,    // cjk_runs
+            0.00014591217, // cjk_punct
+            0.0017852783,  // digits
+            7.867813e-5,   // digit_runs
             0.0,           // digit_triples
-            0.0009918213,  // space_before_digit
-            0.030761719,   // newlines
+            0.0010223389,  // space_before_digit
+            0.028198242,   // newlines
             0.0,           // blank_lines
-            0.0012664795,  // indent_runs
-            3.504753e-5,   // indent_chars
-            0.00015354156, // tabs
-            0.00024986267, // ascii_punct
-            0.0011825562,  // punct_runs
-            0.0016098022,  // punct_before_word
-            0.004272461,   // bmp_symbols
+            0.0013046265,  // indent_runs
+            3.4570694e-5,  // indent_chars
+            0.00015735626, // tabs
+            0.0002593994,  // ascii_punct
+            0.0011978149,  // punct_runs
+            0.0016174316,  // punct_before_word
+            0.006225586,   // bmp_symbols
             0.0,           // astral_symbols
-            0.84375,       // emoji
-            0.0033111572,  // bmp_emoji
-            0.001083374,   // flags
-            0.03955078,    // emoji_parts
-            0.00019264221, // base64_chars
+            0.87109375,    // emoji
+            0.0033569336,  // bmp_emoji
+            0.0011062622,  // flags
+            0.04711914,    // emoji_parts
+            0.00019454956, // base64_chars
             0.0,           // hex_chars
-            0.0016937256,  // repeat_pieces
+            0.0017242432,  // repeat_pieces
             0.0,           // utf8_bytes
-            0.08642578,    // latin_ext_a_letters
-            0.0022888184,  // cyrillic_ext_letters
-            0.03173828,    // arabic_ext_letters
-            0.008178711,   // pair_cuts
+            0.1015625,     // latin_ext_a_letters
+            0.0023345947,  // cyrillic_ext_letters
+            0.03491211,    // arabic_ext_letters
+            0.008056641,   // pair_cuts
+            0.00032615662, // vietnamese_line_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -808,120 +821,122 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     // llama3
     FamilyWeights {
         text: [
-            0.0,        // latin_letters
-            0.616677,   // words
-            0.0,        // case_humps
-            0.00675151, // upper_letters
-            0.0400223,  // caps_letters
-            0.0702169,  // vowels
-            0.0,        // consonant_clusters
-            0.180214,   // rare_bigrams
-            1.17849,    // latin_ext_letters
-            2.41523,    // combining_marks
-            0.0,        // vietnamese_letters
-            0.237718,   // cyrillic_letters
-            0.330644,   // greek_letters
-            1.75214,    // armenian_letters
-            1.97973,    // georgian_letters
-            1.01158,    // hebrew_letters
-            0.293664,   // arabic_letters
-            0.50732,    // devanagari_letters
-            1.28252,    // bengali_letters
-            1.44716,    // tamil_letters
-            1.83883,    // indic_letters
-            0.413285,   // thai_letters
-            1.62473,    // other_letters
-            0.0540067,  // script_words
-            0.0225856,  // long_word_excess
-            0.702479,   // han
-            0.616797,   // kana
-            0.57297,    // hangul
-            0.490324,   // cjk_runs
-            0.0,        // cjk_punct
-            0.0,        // digits
-            1.25207,    // digit_runs
-            0.191695,   // digit_triples
-            0.999718,   // space_before_digit
-            0.741532,   // newlines
-            0.0,        // blank_lines
-            0.474092,   // indent_runs
-            0.0,        // indent_chars
-            0.528547,   // tabs
-            0.255545,   // ascii_punct
-            0.294397,   // punct_runs
-            0.192495,   // punct_before_word
-            0.8243,     // bmp_symbols
-            0.0,        // astral_symbols
-            2.35804,    // emoji
-            3.77148,    // bmp_emoji
-            2.62154,    // flags
-            1.82337,    // emoji_parts
-            0.0510514,  // base64_chars
-            0.0,        // hex_chars
-            1.0,        // repeat_pieces
-            0.0,        // utf8_bytes
-            1.18832,    // latin_ext_a_letters
-            1.40837,    // cyrillic_ext_letters
-            0.107277,   // arabic_ext_letters
-            0.188782,   // pair_cuts
+            0.0,       // latin_letters
+            0.667434,  // words
+            0.0,       // case_humps
+            0.0124563, // upper_letters
+            0.034578,  // caps_letters
+            0.0469674, // vowels
+            0.0,       // consonant_clusters
+            0.179329,  // rare_bigrams
+            1.2329,    // latin_ext_letters
+            2.45909,   // combining_marks
+            0.247341,  // vietnamese_letters
+            0.232835,  // cyrillic_letters
+            0.326531,  // greek_letters
+            1.74699,   // armenian_letters
+            1.97544,   // georgian_letters
+            1.00745,   // hebrew_letters
+            0.288974,  // arabic_letters
+            0.502701,  // devanagari_letters
+            1.27843,   // bengali_letters
+            1.44236,   // tamil_letters
+            1.83529,   // indic_letters
+            0.406141,  // thai_letters
+            1.62133,   // other_letters
+            0.0199357, // script_words
+            0.0350383, // long_word_excess
+            0.702675,  // han
+            0.617184,  // kana
+            0.572466,  // hangul
+            0.484053,  // cjk_runs
+            0.0,       // cjk_punct
+            0.0,       // digits
+            1.33842,   // digit_runs
+            0.117251,  // digit_triples
+            0.962325,  // space_before_digit
+            0.753524,  // newlines
+            0.0,       // blank_lines
+            0.469179,  // indent_runs
+            0.0,       // indent_chars
+            0.52757,   // tabs
+            0.257345,  // ascii_punct
+            0.299661,  // punct_runs
+            0.173186,  // punct_before_word
+            0.816407,  // bmp_symbols
+            0.0,       // astral_symbols
+            2.36282,   // emoji
+            3.80448,   // bmp_emoji
+            2.62573,   // flags
+            1.82889,   // emoji_parts
+            0.048747,  // base64_chars
+            0.0,       // hex_chars
+            1.0,       // repeat_pieces
+            0.0,       // utf8_bytes
+            1.2614,    // latin_ext_a_letters
+            1.42297,   // cyrillic_ext_letters
+            0.101318,  // arabic_ext_letters
+            0.184337,  // pair_cuts
+            0.355752,  // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.0016021729,  // words
+            0.0017852783,  // words
             0.0,           // case_humps
-            1.7523766e-5,  // upper_letters
-            0.021240234,   // caps_letters
-            0.028808594,   // vowels
+            3.33786e-5,    // upper_letters
+            0.0234375,     // caps_letters
+            0.03125,       // vowels
             0.0,           // consonant_clusters
-            0.00046920776, // rare_bigrams
-            0.07763672,    // latin_ext_letters
-            0.17382813,    // combining_marks
-            0.007507324,   // vietnamese_letters
-            0.03491211,    // cyrillic_letters
-            0.008850098,   // greek_letters
-            0.016235352,   // armenian_letters
-            0.0051574707,  // georgian_letters
-            0.008911133,   // hebrew_letters
-            0.009216309,   // arabic_letters
-            0.0071411133,  // devanagari_letters
-            0.016601563,   // bengali_letters
-            0.0071411133,  // tamil_letters
-            0.01171875,    // indic_letters
-            0.018554688,   // thai_letters
-            0.047851563,   // other_letters
-            0.00014019012, // script_words
-            0.005706787,   // long_word_excess
-            0.0095825195,  // han
-            0.0016021729,  // kana
-            0.025390625,   // hangul
-            0.0012741089,  // cjk_runs
+            0.00048065186, // rare_bigrams
+            0.080078125,   // latin_ext_letters
+            0.2109375,     // combining_marks
+            0.0006637573,  // vietnamese_letters
+            0.036621094,   // cyrillic_letters
+            0.009460449,   // greek_letters
+            0.017089844,   // armenian_letters
+            0.005279541,   // georgian_letters
+            0.009521484,   // hebrew_letters
+            0.009765625,   // arabic_letters
+            0.0075683594,  // devanagari_letters
+            0.017333984,   // bengali_letters
+            0.0076293945,  // tamil_letters
+            0.012512207,   // indic_letters
+            0.01953125,    // thai_letters
+            0.049804688,   // other_letters
+            5.340576e-5,   // script_words
+            0.004425049,   // long_word_excess
+            0.009643555,   // han
+            0.0016555786,  // kana
+            0.026855469,   // hangul
+            0.0012969971,  // cjk_runs
             0.0,           // cjk_punct
             0.0,           // digits
-            0.0032653809,  // digit_runs
-            0.00049972534, // digit_triples
-            0.0025939941,  // space_before_digit
-            0.072753906,   // newlines
+            0.0035858154,  // digit_runs
+            0.00031471252, // digit_triples
+            0.0025787354,  // space_before_digit
+            0.076660156,   // newlines
             0.0,           // blank_lines
-            0.0012359619,  // indent_runs
+            0.0012588501,  // indent_runs
             0.0,           // indent_chars
-            0.001373291,   // tabs
-            0.0006637573,  // ascii_punct
-            0.015136719,   // punct_runs
-            0.018798828,   // punct_before_word
-            0.0021514893,  // bmp_symbols
+            0.001411438,   // tabs
+            0.0006904602,  // ascii_punct
+            0.015563965,   // punct_runs
+            0.013000488,   // punct_before_word
+            0.0021820068,  // bmp_symbols
             0.0,           // astral_symbols
-            0.006134033,   // emoji
-            0.00982666,    // bmp_emoji
-            0.47460938,    // flags
-            0.90625,       // emoji_parts
-            0.00013256073, // base64_chars
+            0.0063171387,  // emoji
+            0.010192871,   // bmp_emoji
+            0.52734375,    // flags
+            0.953125,      // emoji_parts
+            0.00013065338, // base64_chars
             0.0,           // hex_chars
-            0.002609253,   // repeat_pieces
+            0.0026855469,  // repeat_pieces
             0.0,           // utf8_bytes
-            0.25390625,    // latin_ext_a_letters
-            0.36328125,    // cyrillic_ext_letters
-            0.15917969,    // arabic_ext_letters
+            0.28710938,    // latin_ext_a_letters
+            0.3671875,     // cyrillic_ext_letters
+            0.16796875,    // arabic_ext_letters
             0.00049209595, // pair_cuts
+            0.0009536743,  // vietnamese_line_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
@@ -932,119 +947,121 @@ pub(super) const WEIGHTS: [FamilyWeights; 8] = [
     FamilyWeights {
         text: [
             0.0,        // latin_letters
-            0.547812,   // words
+            0.549114,   // words
             0.0,        // case_humps
-            0.0852046,  // upper_letters
-            0.0944892,  // caps_letters
-            0.138327,   // vowels
+            0.0876286,  // upper_letters
+            0.0924602,  // caps_letters
+            0.138198,   // vowels
             0.0,        // consonant_clusters
-            0.247755,   // rare_bigrams
-            1.26421,    // latin_ext_letters
-            2.49995,    // combining_marks
-            0.901684,   // vietnamese_letters
-            0.200493,   // cyrillic_letters
-            0.40148,    // greek_letters
-            0.501843,   // armenian_letters
-            0.670147,   // georgian_letters
-            0.40683,    // hebrew_letters
-            0.276706,   // arabic_letters
-            0.567085,   // devanagari_letters
-            0.322163,   // bengali_letters
-            0.51985,    // tamil_letters
-            0.790009,   // indic_letters
-            0.324703,   // thai_letters
-            1.06451,    // other_letters
-            0.306039,   // script_words
-            0.00499964, // long_word_excess
-            0.514101,   // han
-            0.628157,   // kana
-            0.608935,   // hangul
-            0.592133,   // cjk_runs
-            0.0185801,  // cjk_punct
-            0.129142,   // digits
-            1.15208,    // digit_runs
+            0.248083,   // rare_bigrams
+            1.26513,    // latin_ext_letters
+            2.50091,    // combining_marks
+            1.21784,    // vietnamese_letters
+            0.200357,   // cyrillic_letters
+            0.401372,   // greek_letters
+            0.501709,   // armenian_letters
+            0.669724,   // georgian_letters
+            0.406784,   // hebrew_letters
+            0.276666,   // arabic_letters
+            0.566944,   // devanagari_letters
+            0.322083,   // bengali_letters
+            0.519686,   // tamil_letters
+            0.789893,   // indic_letters
+            0.324526,   // thai_letters
+            1.0644,     // other_letters
+            0.30514,    // script_words
+            0.00523915, // long_word_excess
+            0.514626,   // han
+            0.628297,   // kana
+            0.609295,   // hangul
+            0.591166,   // cjk_runs
+            0.0167327,  // cjk_punct
+            0.127934,   // digits
+            1.15503,    // digit_runs
             0.0,        // digit_triples
-            0.51851,    // space_before_digit
-            0.738072,   // newlines
+            0.517132,   // space_before_digit
+            0.740565,   // newlines
             0.0,        // blank_lines
-            0.522725,   // indent_runs
+            0.526069,   // indent_runs
             0.0,        // indent_chars
-            0.501748,   // tabs
-            0.290981,   // ascii_punct
-            0.359519,   // punct_runs
-            0.42111,    // punct_before_word
-            0.927494,   // bmp_symbols
+            0.501455,   // tabs
+            0.291705,   // ascii_punct
+            0.356945,   // punct_runs
+            0.419797,   // punct_before_word
+            0.928798,   // bmp_symbols
             0.0,        // astral_symbols
-            1.83811,    // emoji
-            4.07995,    // bmp_emoji
-            1.66768,    // flags
-            1.19069,    // emoji_parts
-            0.0562694,  // base64_chars
-            0.0342081,  // hex_chars
+            1.84298,    // emoji
+            4.08533,    // bmp_emoji
+            1.66707,    // flags
+            1.19059,    // emoji_parts
+            0.0558351,  // base64_chars
+            0.0346127,  // hex_chars
             1.0,        // repeat_pieces
             0.0,        // utf8_bytes
-            1.47237,    // latin_ext_a_letters
-            2.00532,    // cyrillic_ext_letters
-            0.305777,   // arabic_ext_letters
-            0.14048,    // pair_cuts
+            1.49303,    // latin_ext_a_letters
+            2.0033,     // cyrillic_ext_letters
+            0.30518,    // arabic_ext_letters
+            0.139673,   // pair_cuts
+            0.901116,   // vietnamese_line_letters
         ],
         conservative_text: [
             0.0,           // latin_letters
-            0.0011978149,  // words
+            0.0012130737,  // words
             0.0,           // case_humps
-            0.00018692017, // upper_letters
-            0.00020694733, // caps_letters
+            0.00019359589, // upper_letters
+            0.0002040863,  // caps_letters
             0.020874023,   // vowels
             0.0,           // consonant_clusters
-            0.000541687,   // rare_bigrams
-            0.021850586,   // latin_ext_letters
-            0.064453125,   // combining_marks
-            0.035888672,   // vietnamese_letters
+            0.0005455017,  // rare_bigrams
+            0.028076172,   // latin_ext_letters
+            0.06542969,    // combining_marks
+            0.022338867,   // vietnamese_letters
             0.026611328,   // cyrillic_letters
             0.008300781,   // greek_letters
             0.017944336,   // armenian_letters
-            0.0065307617,  // georgian_letters
+            0.0066223145,  // georgian_letters
             0.024780273,   // hebrew_letters
             0.0069274902,  // arabic_letters
             0.010375977,   // devanagari_letters
-            0.017333984,   // bengali_letters
-            0.006439209,   // tamil_letters
+            0.017456055,   // bengali_letters
+            0.0065307617,  // tamil_letters
             0.0390625,     // indic_letters
-            0.017578125,   // thai_letters
-            0.0234375,     // other_letters
+            0.017822266,   // thai_letters
+            0.02355957,    // other_letters
             0.0006713867,  // script_words
-            0.007873535,   // long_word_excess
-            0.0011291504,  // han
-            0.0013809204,  // kana
+            0.007446289,   // long_word_excess
+            0.0011367798,  // han
+            0.0013885498,  // kana
             0.022583008,   // hangul
-            0.020507813,   // cjk_runs
-            4.0769577e-5,  // cjk_punct
-            0.00028419495, // digits
-            0.002532959,   // digit_runs
+            0.020751953,   // cjk_runs
+            3.695488e-5,   // cjk_punct
+            0.0002822876,  // digits
+            0.0025482178,  // digit_runs
             0.0,           // digit_triples
             0.0011367798,  // space_before_digit
-            0.083496094,   // newlines
+            0.08251953,    // newlines
             0.0,           // blank_lines
-            0.0011444092,  // indent_runs
+            0.001159668,   // indent_runs
             0.0,           // indent_chars
-            0.0010986328,  // tabs
-            0.0015716553,  // ascii_punct
-            0.00078964233, // punct_runs
-            0.0011138916,  // punct_before_word
-            0.002029419,   // bmp_symbols
+            0.0011062622,  // tabs
+            0.0018615723,  // ascii_punct
+            0.00078582764, // punct_runs
+            0.00092697144, // punct_before_word
+            0.0020446777,  // bmp_symbols
             0.0,           // astral_symbols
-            0.22460938,    // emoji
-            0.008972168,   // bmp_emoji
+            0.22265625,    // emoji
+            0.009033203,   // bmp_emoji
             0.62890625,    // flags
-            0.002609253,   // emoji_parts
+            0.0026245117,  // emoji_parts
             0.00012302399, // base64_chars
-            7.4863434e-5,  // hex_chars
+            7.6293945e-5,  // hex_chars
             0.0021972656,  // repeat_pieces
             0.0,           // utf8_bytes
-            0.075683594,   // latin_ext_a_letters
-            0.0043945313,  // cyrillic_ext_letters
+            0.076660156,   // latin_ext_a_letters
+            0.004425049,   // cyrillic_ext_letters
             0.083496094,   // arabic_ext_letters
-            0.0012588501,  // pair_cuts
+            0.0012130737,  // pair_cuts
+            0.0019836426,  // vietnamese_line_letters
         ],
         per_message: 4.17486,
         per_call: 0.0,
