@@ -283,7 +283,7 @@ const SHELLS = {
 SHELLS.fidelity = async (block) => {
   // docs/estimator.md's "Reproduce": the fitting and the fidelity runs take minutes (scripts/fidelity is not
   // part of scripts/test), so what each line claims of its script is checked in the scripts themselves.
-  assert.deepEqual(shellCommands(block), ["scripts/make-multilingual-corpus", "scripts/fit-estimator", "scripts/fidelity", "scripts/fidelity --cv 5", "scripts/fidelity --cv 5 --under-share 0.01", "scripts/fidelity my.jsonl"]);
+  assert.deepEqual(shellCommands(block), ["scripts/make-multilingual-corpus", "scripts/fit-estimator", "scripts/fidelity", "scripts/fidelity --cv 5", "scripts/fidelity --cv 5 --under-share 0.01", "scripts/fidelity --cv 5 --multilingual-weight 1", "scripts/fidelity --ceiling", "scripts/fidelity my.jsonl"]);
   const corpus = readFileSync(path.join(root, "scripts/make-multilingual-corpus"), "utf8");
   assert.match(corpus, /tests\/corpus\/multilingual-dev\.jsonl/, "scripts/make-multilingual-corpus writes the multilingual corpus");
   assert.match(readFileSync(path.join(root, "scripts/fidelity"), "utf8"), /--multilingual/, "scripts/fidelity reports the multilingual corpus");
@@ -295,7 +295,12 @@ SHELLS.fidelity = async (block) => {
   assert.match(fidelity, /\*\) files\+=/, "scripts/fidelity takes corpus files");
   assert.match(readFileSync(path.join(root, "examples/fidelity.rs"), "utf8"), /if a == "--cv"/, "the example reads --cv");
   assert.match(fidelity, /--under-share\) flags\+=\(--under-share/, "scripts/fidelity passes --under-share S to the example");
-  assert.match(readFileSync(path.join(root, "examples/fidelity.rs"), "utf8"), /if a == "--under-share"/, "the example reads --under-share");
+  const example = readFileSync(path.join(root, "examples/fidelity.rs"), "utf8");
+  assert.match(example, /"--under-share" => Some\(&common::UNDER_SHARE\)/, "the example reads --under-share");
+  assert.match(fidelity, /--multilingual-weight\) flags\+=\(--multilingual-weight/, "scripts/fidelity passes --multilingual-weight W to the example");
+  assert.match(example, /"--multilingual-weight" => Some\(&common::ML_WEIGHT\)/, "the example reads --multilingual-weight");
+  assert.match(fidelity, /--ceiling\) flags\+=\(--ceiling/, "scripts/fidelity passes --ceiling to the example");
+  assert.match(example, /if a == "--ceiling"/, "the example reads --ceiling");
 };
 
 /** Every command's first word is a repository script (executable) or a command on PATH. */
