@@ -245,10 +245,10 @@ pub struct FamilyWeights {
     /// the fit rounds every weight to six significant digits, which `f32`
     /// holds, and the table is then half the size in the web build.
     pub text: [f32; FEATURE_COUNT],
-    /// The same for
-    /// compaction-core's `EstimateVariant::Conservative`:
-    /// fitted on a high quantile and scaled, so content types that vary
-    /// more get more margin.
+    /// The spread of compaction-core's `EstimateVariant::Conservative`:
+    /// each count's share of the calibrated error's variance (scaled by
+    /// the fit's z², kept to 8 significant bits), so that the margin added
+    /// to the calibrated estimate grows where the estimate varies more.
     pub conservative_text: [f32; FEATURE_COUNT],
     /// Chat-template tokens per message (role markers, separators).
     pub per_message: f64,

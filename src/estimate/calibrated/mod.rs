@@ -59,7 +59,7 @@ pub enum EstimateVariant {
     /// The calibrated estimate plus a margin that follows its uncertainty
     /// (a few tokens on a short or unusual text, a few percent on a long
     /// regular one), sized so that it falls under 0.9 × the real count on
-    /// about 0.5% of the fitting samples. For threshold decisions, where
+    /// about 0.3% of the fitting samples. For threshold decisions, where
     /// the estimate may only make compaction trigger earlier.
     #[default]
     Conservative,
@@ -145,8 +145,8 @@ impl CalibratedEstimator {
 /// counts) while a text's own rate (its language, its vocabulary's fit)
 /// scales the whole text (variance in the square). On the fitted samples
 /// the calibrated error's root mean square, relative to the real count, is
-/// about 0.3 up to 5 tokens, 0.2 up to 10, 0.14 up to 20, 0.1 up to 50 and
-/// 0.06–0.1 beyond 100 (`scripts/fidelity`'s "spread by size"), which
+/// about 0.3 up to 5 tokens, 0.2 up to 10, 0.15 up to 20, 0.12 up to 50 and
+/// 0.08–0.11 beyond 100 (`scripts/fidelity`'s "spread by size"), which
 /// `n × (40 + n)` follows (20 and 80 were tried: docs/estimator.md).
 /// `examples/common`'s fit reads it.
 #[doc(hidden)]
