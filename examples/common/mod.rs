@@ -462,26 +462,32 @@ pub const MULTILINGUAL_WEIGHT: f64 = 0.3;
 /// (`fidelity --multilingual-weight`).
 pub static ML_WEIGHT: Knob = Knob::new();
 
-pub fn fit_text(
-    rows: &[(&TextFeatures, f64)],
-    shares: &[f64],
-    tau: f64,
-    offset: f64,
-) -> [f64; FEATURE_COUNT] {
-    // The byte count is the bound, never a weighted count: its column is
-    // left at zero, so its weight stays zero. The pieces of long repeats
-    // have a set price: it is taken off the target, and the column too.
+/// Each row's counts as the fits read them. The byte count is the bound,
+/// never a weighted count, and the pieces of long repeats have a set
+/// price: both columns are left at zero, so their fitted weights stay zero.
+fn fitted_counts(rows: &[(&TextFeatures, f64)]) -> Vec<Vec<f64>> {
     let bytes = Feature::utf8_bytes as usize;
     let pieces = Feature::repeat_pieces as usize;
-    let xs: Vec<Vec<f64>> = rows
-        .iter()
+    rows.iter()
         .map(|(f, _)| {
             let mut x: Vec<f64> = f.counts.iter().map(|&c| f64::from(c)).collect();
             x[bytes] = 0.0;
             x[pieces] = 0.0;
             x
         })
-        .collect();
+        .collect()
+}
+
+pub fn fit_text(
+    rows: &[(&TextFeatures, f64)],
+    shares: &[f64],
+    tau: f64,
+    offset: f64,
+) -> [f64; FEATURE_COUNT] {
+    // The pieces of long repeats have a set price: it is taken off the
+    // target (their column is zero in `fitted_counts`).
+    let pieces = Feature::repeat_pieces as usize;
+    let xs = fitted_counts(rows);
     let set = |f: &TextFeatures| f64::from(f[Feature::repeat_pieces]) * REPEAT_PIECE_TOKENS;
     let mut w: Vec<f64> = rows
         .iter()
@@ -529,21 +535,13 @@ pub fn fit_spread(
     };
     let calibrated = estimator(&with([0.0; FEATURE_COUNT]), EstimateVariant::Calibrated);
     let cal: Vec<f64> = rows.iter().map(|(f, _)| calibrated.features(f)).collect();
-    // As in `fit_text`, the byte count is the bound and never weighted, and
-    // the pieces of long repeats have a set price: their spread is the
-    // floor's (a few samples with long runs would otherwise price a
-    // variance that grows with the square of a 10,000-character run).
+    // As in `fit_text`, the pieces of long repeats have a set price: their
+    // spread is the floor's (a few samples with long runs would otherwise
+    // price a variance that grows with the square of a 10,000-character
+    // run).
     let bytes = Feature::utf8_bytes as usize;
     let pieces = Feature::repeat_pieces as usize;
-    let xs: Vec<Vec<f64>> = rows
-        .iter()
-        .map(|(f, _)| {
-            let mut x: Vec<f64> = f.counts.iter().map(|&c| f64::from(c)).collect();
-            x[bytes] = 0.0;
-            x[pieces] = 0.0;
-            x
-        })
-        .collect();
+    let xs = fitted_counts(rows);
     // Each squared error over its text's factor: what the counts' row
     // should predict (less the floor's share of the repeats).
     let targets: Vec<f64> = rows
