@@ -108,15 +108,6 @@ fn run() -> Result<(), String> {
         Some(p) => common::load_histories(p)?,
         None => Vec::new(),
     };
-    if refit {
-        // What `scripts/fit-estimator` would write with this share.
-        let weights = common::fit_all(
-            &samples.iter().collect::<Vec<_>>(),
-            &histories.iter().collect::<Vec<_>>(),
-        );
-        let _ = REFITTED.set(weights);
-    }
-
     if ceiling && folds.is_some() {
         return Err("--ceiling and --cv exclude each other".into());
     }
@@ -131,6 +122,8 @@ fn run() -> Result<(), String> {
             "# Fidelity, {k}-fold cross-validated (each figure from weights fitted without its sample)\n"
         ),
     }
+    // The weights measured without `--cv` (each fold fits its own).
+    let histories_fitted: Vec<&History> = histories.iter().collect();
     let weights = if ceiling {
         // fit_all leaves the holdout split out: fit on copies marked `fit`.
         let all: Vec<Sample> = samples
@@ -140,12 +133,12 @@ fn run() -> Result<(), String> {
                 ..s.clone()
             })
             .collect();
-        common::fit_all(
-            &all.iter().collect::<Vec<_>>(),
-            &histories.iter().collect::<Vec<_>>(),
-        )
+        common::fit_all(&all.iter().collect::<Vec<_>>(), &histories_fitted)
+    } else if refit && folds.is_none() {
+        // What `scripts/fit-estimator` would write with the knobs set.
+        common::fit_all(&samples.iter().collect::<Vec<_>>(), &histories_fitted)
     } else {
-        shipped()
+        TokenizerFamily::ALL.map(|f| *f.weights())
     };
     let records = text_records(&samples, folds, &weights);
     print_spread(&samples, &records);
@@ -200,17 +193,6 @@ fn print_spread(samples: &[Sample], records: &[Record]) {
         println!();
     }
     println!();
-}
-
-/// The weights refitted by `--under-share` (else the shipped ones are used).
-static REFITTED: std::sync::OnceLock<[FamilyWeights; common::FAMILIES]> =
-    std::sync::OnceLock::new();
-
-fn shipped() -> [FamilyWeights; common::FAMILIES] {
-    REFITTED
-        .get()
-        .copied()
-        .unwrap_or_else(|| TokenizerFamily::ALL.map(|f| *f.weights()))
 }
 
 /// Every sample's estimates against each tokenizer it was counted by: with
