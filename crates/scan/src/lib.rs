@@ -5,7 +5,7 @@
 //! are (`scripts/size`, `scripts/bench`).
 //!
 //! `features.rs` lists the counts once; `classes.rs` holds the character
-//! classes; `scan.rs` is the scanner; `utf16.rs` counts a text's UTF-16
+//! classes; `scan.rs` is the scanner, `vietnamese.rs` its count of Vietnamese lines' Latin letters; `utf16.rs` counts a text's UTF-16
 //! length, the spec's rule's one pass. compaction-core re-exports the
 //! scanner and its counts under `compaction_core::calibrated` (the weights
 //! and the weighing stay there) and `utf16_len` under
@@ -18,6 +18,7 @@ mod classes;
 pub mod features;
 mod scan;
 mod utf16;
+mod vietnamese;
 
 pub use features::{FEATURE_COUNT, FEATURE_NAMES, FamilyWeights, Feature, TextFeatures};
 pub use scan::scan;
