@@ -668,25 +668,19 @@ pub fn fit_all(samples: &[&Sample], histories: &[&History]) -> [FamilyWeights; F
             [i] if *i < HISTORY_TOKENIZERS => vec![*i],
             _ => (0..HISTORY_TOKENIZERS).collect(),
         };
-        let rows: Vec<(&TextFeatures, f64)> = samples
+        // Each fitted count with what its sample weighs in the calibrated fit.
+        let multilingual = ML_WEIGHT.or(MULTILINGUAL_WEIGHT);
+        let (rows, shares): (Vec<(&TextFeatures, f64)>, Vec<f64>) = samples
             .iter()
             .filter(|s| s.split != "holdout")
-            .flat_map(|s| which.iter().map(move |&i| (&s.features, s.tokens[i])))
-            .filter(|(_, y)| *y > 0.0)
-            .collect();
-        let shares: Vec<f64> = samples
-            .iter()
-            .filter(|s| s.split != "holdout")
-            .flat_map(|s| which.iter().map(move |&i| (s, s.tokens[i])))
-            .filter(|(_, y)| *y > 0.0)
-            .map(|(s, _)| {
-                if s.kind.is_empty() {
-                    1.0
-                } else {
-                    ML_WEIGHT.or(MULTILINGUAL_WEIGHT)
-                }
+            .flat_map(|s| {
+                let share = if s.kind.is_empty() { 1.0 } else { multilingual };
+                which
+                    .iter()
+                    .map(move |&i| ((&s.features, s.tokens[i]), share))
             })
-            .collect();
+            .filter(|((_, y), _)| *y > 0.0)
+            .unzip();
         let text = fit_text(&rows, &shares, 0.5, ROUNDING_OFFSET).map(|w| round6(w) as f32);
         let conservative_text = fit_spread(&rows, &text, family);
         let overhead_rows: Vec<[f64; 4]> = histories
